@@ -1,0 +1,131 @@
+"""What a model produced, and where it is kept on disk.
+
+Every artifact is written under ``<output_dir>/<run_id>/<model>/<suite>/<case>/``
+next to a ``provenance.json`` that records who made it, with which params,
+when, and the sha256 of each file, so an output can be traced and replayed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import tempfile
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any, Mapping
+
+from . import __version__
+
+PROVENANCE_FILE = "provenance.json"
+
+_MIME_BY_SUFFIX = {
+    ".png": "image/png",
+    ".jpg": "image/jpeg",
+    ".jpeg": "image/jpeg",
+    ".webp": "image/webp",
+    ".gif": "image/gif",
+    ".svg": "image/svg+xml",
+    ".html": "text/html",
+    ".htm": "text/html",
+    ".txt": "text/plain",
+    ".md": "text/markdown",
+    ".json": "application/json",
+}
+
+
+def mime_for(name: str) -> str:
+    return _MIME_BY_SUFFIX.get(Path(name).suffix.lower(), "application/octet-stream")
+
+
+def kind_for(mime: str) -> str:
+    """The coarse kind graders select on: ``image``, ``html`` or ``text``."""
+    if mime.startswith("image/"):
+        return "image"
+    if mime == "text/html":
+        return "html"
+    return "text"
+
+
+@dataclass(frozen=True)
+class Artifact:
+    """One output of a model: raw bytes plus what they are."""
+
+    name: str  # file name inside the case folder, e.g. "image-0.png"
+    data: bytes
+    mime: str = ""
+    path: Path | None = None  # set once the store has written it
+
+    def __post_init__(self) -> None:
+        if not self.mime:
+            object.__setattr__(self, "mime", mime_for(self.name))
+
+    @property
+    def kind(self) -> str:
+        return kind_for(self.mime)
+
+    @property
+    def sha256(self) -> str:
+        return hashlib.sha256(self.data).hexdigest()
+
+
+@dataclass(frozen=True)
+class ModelOutput:
+    """All a model returned for one case, with the params it was called with."""
+
+    artifacts: tuple[Artifact, ...]
+    params: Mapping[str, Any] = field(default_factory=dict)
+    usage: Mapping[str, Any] = field(default_factory=dict)
+
+
+def slug(text: str) -> str:
+    """A folder-safe form of a model name (``openai:gpt-image-1`` -> ``openai_gpt-image-1``)."""
+    return re.sub(r"[^A-Za-z0-9_.-]+", "_", text).strip("._") or "model"
+
+
+def write_atomic(path: Path, data: bytes) -> None:
+    """Write via a temporary file and rename, so readers never see half a file."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+class ArtifactStore:
+    """Writes the outputs of one run below ``root/run_id``."""
+
+    def __init__(self, root: Path, run_id: str):
+        self.root = Path(root)
+        self.run_id = run_id
+
+    def case_dir(self, model: str, suite: str, case_id: str) -> Path:
+        return self.root / self.run_id / slug(model) / suite / case_id
+
+    def save(self, model: str, suite: str, case_id: str, output: ModelOutput) -> tuple[Artifact, ...]:
+        """Write every artifact and the provenance record; return them with paths."""
+        folder = self.case_dir(model, suite, case_id)
+        saved = []
+        for artifact in output.artifacts:
+            target = folder / artifact.name
+            write_atomic(target, artifact.data)
+            saved.append(Artifact(artifact.name, artifact.data, artifact.mime, target))
+        provenance = {
+            "case": f"{suite}/{case_id}",
+            "model": model,
+            "params": dict(output.params),
+            "usage": dict(output.usage),
+            "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+            "plugin_version": __version__,
+            "artifacts": [
+                {"name": a.name, "mime": a.mime, "bytes": len(a.data), "sha256": a.sha256} for a in saved
+            ],
+        }
+        write_atomic(folder / PROVENANCE_FILE, json.dumps(provenance, indent=2, default=str).encode())
+        return tuple(saved)

@@ -1,0 +1,183 @@
+"""Turn one case file into a :class:`SuiteSpec`: load, validate, merge, resolve.
+
+Merge rules for suite ``defaults`` (documented in docs/case-format.md):
+scalars and paths in a case replace the default; ``tags`` are the defaults'
+followed by the case's; ``params`` are merged key by key (the case wins);
+``graders`` are the defaults' followed by the case's, where a case grader with
+the same name replaces the default one in place.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any, Mapping
+
+import jsonschema
+
+from ..errors import CaseFileError
+from .loader import LoadedYaml, PathKey, format_field, load_yaml
+from .paths import PathEscapeError, resolve_inside
+from .spec import DEFAULT_PROTOCOL, CaseSpec, GraderSpec, SuiteSpec, Threshold
+from .validate import validate_case_file
+
+CASE_FILE_SUFFIXES = (".eval.yaml", ".eval.yml")
+_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]*$")
+_PATH_FIELDS = ("mask", "reference")
+_SCALAR_FIELDS = ("task", "prompt", "criteria", "description", "skip", "xfail")
+
+
+def display_path(path: Path, root: Path | None) -> str:
+    if root is not None and path.is_relative_to(root):
+        return str(path.relative_to(root))
+    return str(path)
+
+
+def suite_name_from_path(path: Path) -> str:
+    name = path.name
+    for suffix in CASE_FILE_SUFFIXES:
+        if name.endswith(suffix):
+            return name[: -len(suffix)]
+    return path.stem
+
+
+def load_suite(
+    path: Path,
+    grader_option_schemas: Mapping[str, Mapping[str, Any]] | None = None,
+    display_root: Path | None = None,
+) -> SuiteSpec:
+    """Load and check a case file; raise :class:`CaseFileError` on any problem.
+
+    ``grader_option_schemas`` maps each known grader type to the JSON Schema of
+    its ``options``; when given, an unknown grader or a bad option is caught
+    here, at collection, with its line. ``display_root`` shortens the file
+    name in messages and threshold sources (usually the rootdir).
+    """
+    loaded = load_yaml(path)
+    validate_case_file(loaded, path)
+    return _Builder(path, loaded, grader_option_schemas, display_root).build()
+
+
+class _Builder:
+    def __init__(
+        self, path: Path, loaded: LoadedYaml, schemas: Mapping[str, Mapping[str, Any]] | None, display_root: Path | None
+    ):
+        self.path = path
+        self.display = display_path(path, display_root)
+        self.loaded = loaded
+        self.data: dict[str, Any] = loaded.data
+        self.schemas = schemas
+        self.root = path.parent
+
+    def fail(self, where: PathKey, message: str) -> CaseFileError:
+        return CaseFileError(self.path, message, line=self.loaded.line_of(where), field=format_field(where))
+
+    def build(self) -> SuiteSpec:
+        name = self.data.get("suite") or suite_name_from_path(self.path)
+        if not _NAME.match(name):
+            raise self.fail(
+                (), f"suite name {name!r} taken from the file name is not valid; set 'suite:' to letters, digits, '_' or '-'"
+            )
+        protocol = self.data.get("protocol", DEFAULT_PROTOCOL)
+        defaults = self._resolved_fields(self.data.get("defaults", {}), ("defaults",))
+        cases: list[CaseSpec] = []
+        seen: dict[str, int] = {}
+        for index, raw in enumerate(self.data["cases"]):
+            where = ("cases", index)
+            if raw["id"] in seen:
+                raise self.fail(where + ("id",), f"duplicate case id {raw['id']!r} (first used in cases[{seen[raw['id']]}])")
+            seen[raw["id"]] = index
+            cases.append(self._case(name, protocol, defaults, raw, where))
+        return SuiteSpec(
+            name=name,
+            protocol=protocol,
+            path=self.path,
+            cases=tuple(cases),
+            thresholds=self._thresholds(name),
+            description=self.data.get("description"),
+        )
+
+    def _resolved_fields(self, raw: Mapping[str, Any], where: PathKey) -> dict[str, Any]:
+        """Copy ``raw`` with its paths resolved and its graders checked."""
+        out = dict(raw)
+        for key in _PATH_FIELDS:
+            if key in raw:
+                out[key] = self._path(raw[key], where + (key,))
+        if "images" in raw:
+            out["images"] = tuple(self._path(p, where + ("images", i)) for i, p in enumerate(raw["images"]))
+        if "graders" in raw:
+            out["graders"] = self._graders(raw["graders"], where + ("graders",))
+        return out
+
+    def _path(self, relative: str, where: PathKey) -> Path:
+        try:
+            resolved = resolve_inside(self.root, relative)
+        except PathEscapeError as exc:
+            raise self.fail(where, str(exc)) from None
+        if not resolved.is_file():
+            raise self.fail(where, f"file not found: {relative!r} (looked for {resolved})")
+        return resolved
+
+    def _graders(self, raw: list[Mapping[str, Any]], where: PathKey) -> list[GraderSpec]:
+        specs = []
+        for i, g in enumerate(raw):
+            here = where + (i,)
+            options = g.get("options", {})
+            if self.schemas is not None:
+                if g["use"] not in self.schemas:
+                    known = ", ".join(sorted(self.schemas))
+                    raise self.fail(here + ("use",), f"unknown grader {g['use']!r}; known graders: {known}")
+                self._check_options(options, self.schemas[g["use"]], here + ("options",))
+            specs.append(GraderSpec(use=g["use"], name=g.get("name", g["use"]), gate=g.get("gate", True), options=options))
+        return specs
+
+    def _check_options(self, options: Mapping[str, Any], schema: Mapping[str, Any], where: PathKey) -> None:
+        validator = jsonschema.validators.validator_for(schema)(schema)
+        errors = sorted(validator.iter_errors(options), key=lambda e: list(map(str, e.absolute_path)))
+        if errors:
+            err = errors[0]
+            raise self.fail(where + tuple(err.absolute_path), err.message)
+
+    def _case(self, suite: str, protocol: str, defaults: Mapping[str, Any], raw: Mapping[str, Any], where: PathKey) -> CaseSpec:
+        own = self._resolved_fields(raw, where)
+        merged: dict[str, Any] = {k: own.get(k, defaults.get(k)) for k in _SCALAR_FIELDS + _PATH_FIELDS + ("images",)}
+        merged["tags"] = tuple(dict.fromkeys(list(defaults.get("tags", ())) + list(own.get("tags", ()))))
+        merged["params"] = {**defaults.get("params", {}), **own.get("params", {})}
+        graders = list(defaults.get("graders", []))
+        for g in own.get("graders", []):
+            same = [i for i, d in enumerate(graders) if d.name == g.name]
+            if same:
+                graders[same[0]] = g
+            else:
+                graders.append(g)
+        names = [g.name for g in graders]
+        duplicates = sorted({n for n in names if names.count(n) > 1})
+        if duplicates:
+            raise self.fail(where + ("graders",), f"two graders share the name {duplicates[0]!r}; give one a distinct 'name'")
+        if merged["task"] is None:
+            raise self.fail(where, "'task' is required (in the case or in 'defaults')")
+        if merged["task"] in ("image_generation", "html_generation") and not merged["prompt"]:
+            raise self.fail(where, f"a {merged['task']} case needs a 'prompt'")
+        if merged["task"] == "image_editing" and not merged["images"]:
+            raise self.fail(where, "an image_editing case needs at least one input image in 'images'")
+        return CaseSpec(
+            suite=suite,
+            id=raw["id"],
+            protocol=protocol,
+            source=self.path,
+            line=self.loaded.line_of(where) or 1,
+            images=merged.pop("images") or (),
+            graders=tuple(graders),
+            **merged,
+        )
+
+    def _thresholds(self, suite: str) -> tuple[Threshold, ...]:
+        out = []
+        for metric, bound in self.data.get("thresholds", {}).items():
+            line = self.loaded.line_of(("thresholds", metric))
+            source = f"{self.display}:{line}"
+            if isinstance(bound, (int, float)):
+                out.append(Threshold(suite, metric, min=float(bound), source=source))
+            else:
+                out.append(Threshold(suite, metric, min=bound.get("min"), max=bound.get("max"), source=source))
+        return tuple(out)

@@ -1,0 +1,70 @@
+"""Check a loaded case file against the shipped JSON Schema.
+
+Errors become one :class:`CaseFileError` naming the file, the line and the
+field of the first problem (in file order), with any further problems listed
+after it, so a user fixes a file in one pass.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+from functools import lru_cache
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+
+from ..errors import CaseFileError
+from .loader import LoadedYaml, PathKey, format_field
+
+SCHEMA_RESOURCE = "case-file.schema.json"
+
+
+@lru_cache(maxsize=1)
+def case_file_schema() -> dict[str, Any]:
+    text = resources.files(__package__).joinpath("schema", SCHEMA_RESOURCE).read_text(encoding="utf-8")
+    return json.loads(text)
+
+
+@lru_cache(maxsize=1)
+def _validator() -> jsonschema.protocols.Validator:
+    schema = case_file_schema()
+    cls = jsonschema.validators.validator_for(schema)
+    cls.check_schema(schema)
+    return cls(schema)
+
+
+def validate_case_file(loaded: LoadedYaml, path: Path) -> None:
+    """Raise :class:`CaseFileError` if ``loaded.data`` breaks the schema."""
+    if not isinstance(loaded.data, dict):
+        raise CaseFileError(path, "a case file must be a mapping with a 'cases' list", line=loaded.line_of(()))
+    problems = [_describe(err, loaded) for err in _validator().iter_errors(loaded.data)]
+    if not problems:
+        return
+    problems.sort(key=lambda p: (p[0] or 0, p[1]))
+    line, field, message = problems[0]
+    error = CaseFileError(path, message, line=line, field=field or None)
+    if len(problems) > 1:
+        more = [CaseFileError(path, m, line=ln, field=f or None).format() for ln, f, m in problems[1:]]
+        error.args = (error.format() + "\n" + "\n".join(more),)
+    raise error
+
+
+def _describe(err: jsonschema.ValidationError, loaded: LoadedYaml) -> tuple[int | None, str, str]:
+    where: PathKey = tuple(err.absolute_path)
+    message = err.message
+    if err.validator == "additionalProperties" and isinstance(err.instance, dict):
+        allowed = set(err.schema.get("properties", {}))
+        unknown = sorted(str(k) for k in err.instance if k not in allowed)
+        if unknown:
+            where = where + (unknown[0],)
+            close = difflib.get_close_matches(unknown[0], allowed, n=1)
+            hint = f" (did you mean {close[0]!r}?)" if close else ""
+            message = f"unknown key {unknown[0]!r}{hint}; allowed keys: {', '.join(sorted(allowed))}"
+    elif err.validator == "required":
+        message = err.message.replace("is a required property", "is required")
+    elif err.validator == "oneOf" and where and where[0] == "thresholds":
+        message = "a threshold is a number (the minimum) or a mapping with 'min' and/or 'max'"
+    return loaded.line_of(where), format_field(where), message

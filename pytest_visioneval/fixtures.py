@@ -1,0 +1,95 @@
+"""The fixtures pytest-visioneval provides (listed by ``pytest --fixtures``)."""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import pytest
+
+from .artifacts import ArtifactStore
+from .cases.spec import CaseSpec
+from .errors import VisionEvalError
+from .models import Model, create_model
+from .options import Settings, settings_key
+from .records import gate_entry, metric_entry, record_for
+from .runner import CaseEvaluation, generate, grade
+from .run_id import run_id_key
+
+
+@pytest.fixture(scope="session")
+def visioneval_settings(pytestconfig: pytest.Config) -> Settings:
+    """The run's settings (``--model``, thresholds, output folder...), as one frozen object."""
+    return pytestconfig.stash[settings_key]
+
+
+@pytest.fixture(scope="session")
+def visioneval_model(visioneval_settings: Settings) -> Model:
+    """The model under test, built once per worker from ``--model``.
+
+    If it cannot be built (unknown provider, no API key), every case that
+    needs it is an error with the reason.
+    """
+    try:
+        return create_model(visioneval_settings.model, visioneval_settings.model_settings)
+    except VisionEvalError as exc:
+        pytest.fail(f"{type(exc).__name__}: {exc}", pytrace=False)
+
+
+@pytest.fixture(scope="session")
+def visioneval_store(visioneval_settings: Settings, pytestconfig: pytest.Config) -> ArtifactStore:
+    """Where this run keeps model outputs: ``<output_dir>/<run_id>/<model>/<suite>/<case>/``."""
+    return ArtifactStore(visioneval_settings.output_dir, pytestconfig.stash[run_id_key])
+
+
+@pytest.fixture
+def visioneval_case(request: pytest.FixtureRequest) -> CaseSpec:
+    """The :class:`~pytest_visioneval.cases.CaseSpec` of the current case item."""
+    case = getattr(request.node, "case", None)
+    if case is None:
+        pytest.fail("visioneval_case is only available to cases collected from case files", pytrace=False)
+    return case
+
+
+@pytest.fixture
+def record_metric(request: pytest.FixtureRequest) -> Callable[..., None]:
+    """Record a metric for the current test: ``record_metric(name, value, reason="", higher_is_better=True)``.
+
+    Works in any test, not only in case items. The value must be a finite
+    number (numpy scalars are converted). Metrics never fail a test; they are
+    aggregated per suite (a Python test's suite is its file name) on the
+    controller, also under xdist, and checked against thresholds there.
+    """
+    record = record_for(request.node)
+
+    def record_(name: str, value: Any, reason: str = "", higher_is_better: bool = True) -> None:
+        record["metrics"].append(metric_entry(name, value, reason, higher_is_better))
+
+    return record_
+
+
+@pytest.fixture
+def visioneval_evaluation(
+    request: pytest.FixtureRequest,
+    visioneval_case: CaseSpec,
+    visioneval_settings: Settings,
+    visioneval_store: ArtifactStore,
+) -> CaseEvaluation:
+    """Run the model on the current case, store its outputs and grade them.
+
+    Gates and metrics are recorded for the report before the test body
+    asserts the gates. A failure to produce or grade an output is an error
+    of the case (reported as such), never a pass.
+    """
+    record = record_for(request.node)
+    try:
+        model = request.getfixturevalue("visioneval_model")
+        record["model"] = model.name
+        artifacts = generate(visioneval_case, model, visioneval_store, visioneval_settings.model_params)
+        record["artifacts"] = [{"name": a.name, "path": str(a.path), "mime": a.mime, "sha256": a.sha256} for a in artifacts]
+        evaluation = grade(visioneval_case, artifacts)
+    except VisionEvalError as exc:
+        record["error"] = f"{type(exc).__name__}: {exc}"
+        pytest.fail(record["error"], pytrace=False)
+    record["gates"] = [gate_entry(g.gate.name, g.gate.passed, g.gate.reason, g.gating) for g in evaluation.gates]
+    record["metrics"] += [metric_entry(m.name, m.value, m.reason, m.higher_is_better) for m in evaluation.metrics]
+    return evaluation

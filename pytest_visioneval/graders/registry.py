@@ -1,0 +1,38 @@
+"""Grader types by name: the built-ins plus the ``pytest_visioneval.graders`` entry points."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from importlib.metadata import entry_points
+from typing import Any, Mapping
+
+from ..errors import GraderError
+from .base import Grader
+from .image import ImageGrader
+from .similarity import SimilarityGrader
+
+ENTRY_POINT_GROUP = "pytest_visioneval.graders"
+
+BUILTIN_GRADERS: dict[str, type] = {"image": ImageGrader, "similarity": SimilarityGrader}
+
+
+@lru_cache(maxsize=1)
+def grader_types() -> dict[str, type]:
+    """All grader types, built-ins first; a plugin cannot shadow a built-in."""
+    types = dict(BUILTIN_GRADERS)
+    for ep in entry_points(group=ENTRY_POINT_GROUP):
+        if ep.name not in types:
+            types[ep.name] = ep.load()
+    return types
+
+
+def option_schemas() -> dict[str, Mapping[str, Any]]:
+    return {name: getattr(cls, "options_schema", {"type": "object"}) for name, cls in grader_types().items()}
+
+
+def create_grader(use: str, options: Mapping[str, Any]) -> Grader:
+    try:
+        cls = grader_types()[use]
+    except KeyError:
+        raise GraderError(f"unknown grader {use!r}") from None
+    return cls(options)

@@ -1,0 +1,87 @@
+"""``use: similarity`` - how close the output image is to a known image.
+
+Metric ``score`` in [0, 1]: one minus the mean absolute RGB difference / 255,
+after resizing the output to the comparison image's size (a resize is named
+in the reason). With several output images, the mean over them. With
+``min_score`` set, also a gate ``match``.
+
+This is a plain pixel measure: it suits ground-truth comparisons such as a
+logo edit with a canonical result, and the reference model's own outputs. It
+is not a perceptual measure (a one-pixel shift of a fine pattern costs a lot).
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar, Mapping, Sequence
+
+import numpy as np
+from PIL import Image
+
+from ..artifacts import Artifact
+from ..cases.spec import CaseSpec
+from ..errors import GraderError
+from .base import Gate, Grade, Metric
+from .imaging import decode, load_path, rgb_array
+
+
+class SimilarityGrader:
+    options_schema: ClassVar[Mapping[str, Any]] = {
+        "type": "object",
+        "additionalProperties": False,
+        "properties": {
+            "against": {"enum": ["reference", "input"], "default": "reference"},
+            "min_score": {"type": "number", "minimum": 0, "maximum": 1},
+        },
+    }
+
+    def __init__(self, options: Mapping[str, Any]):
+        self.against = options.get("against", "reference")
+        self.min_score = options.get("min_score")
+
+    @classmethod
+    def check_case(cls, case: CaseSpec, options: Mapping[str, Any]) -> str | None:
+        against = options.get("against", "reference")
+        if against == "reference" and case.reference is None:
+            return "the similarity grader compares with 'reference', which this case lacks"
+        if against == "input" and not case.images:
+            return "the similarity grader compares with the first input image, which this case lacks"
+        return None
+
+    def grade(self, case: CaseSpec, artifacts: Sequence[Artifact]) -> Grade:
+        target_path = case.reference if self.against == "reference" else (case.images[0] if case.images else None)
+        if target_path is None:
+            raise GraderError(f"similarity: case {case.uid} has no {self.against} image")
+        target = load_path(target_path)
+        images = [a for a in artifacts if a.kind == "image"]
+        if not images:
+            metric = Metric("score", 0.0, "the output holds no image")
+            return Grade(gates=self._gate(0.0, metric.reason), metrics=(metric,))
+        scores, notes = [], []
+        for artifact in images:
+            try:
+                out = decode(artifact.data)
+            except ValueError as exc:
+                scores.append(0.0)
+                notes.append(f"{artifact.name}: does not decode ({exc}), scored 0")
+                continue
+            score, resized = pixel_similarity(out, target)
+            scores.append(score)
+            notes.append(f"{artifact.name}: {score:.4f}" + (f" (resized from {out.width}x{out.height})" if resized else ""))
+        value = float(np.mean(scores))
+        reason = f"vs {self.against} {target_path.name}: " + "; ".join(notes)
+        return Grade(gates=self._gate(value, reason), metrics=(Metric("score", value, reason),))
+
+    def _gate(self, value: float, reason: str) -> tuple[Gate, ...]:
+        if self.min_score is None:
+            return ()
+        passed = value >= self.min_score
+        return (Gate("match", passed, f"score {value:.4f} {'>=' if passed else '<'} {self.min_score}; {reason}"),)
+
+
+def pixel_similarity(output: Image.Image, target: Image.Image) -> tuple[float, bool]:
+    """1 - mean |output - target| / 255 over RGB; resize output to target first."""
+    resized = output.size != target.size
+    if resized:
+        output = output.resize(target.size, Image.Resampling.BILINEAR)
+    diff = np.abs(rgb_array(output) - rgb_array(target))
+    return 1.0 - float(diff.mean()) / 255.0, resized

@@ -1,0 +1,106 @@
+"""Case files as pytest collectors, cases as pytest items.
+
+A case file is a ``pytest.Module`` subclass and each case a ``pytest.Function``
+with a ``callobj``: module-scoped fixtures, ``item.obj`` (which syrupy needs),
+marks, ``-k``, ``--lf`` and xdist all work as for Python tests, with no
+private pytest API. Ids are ``suite/case_id`` in file order, so every xdist
+worker collects the same ids in the same order.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import types
+from pathlib import Path
+from typing import Any, Iterator
+
+import pytest
+
+from .cases import CaseSpec, load_suite
+from .cases.spec import SuiteSpec
+from .errors import CaseFileError
+from .graders import grader_types, option_schemas
+
+# Case uids seen in this session -> "file:line" of their first definition.
+_seen_uids_key = pytest.StashKey[dict[str, str]]()
+_registered_tags_key = pytest.StashKey[set[str]]()
+
+
+def _register_marker(config: pytest.Config, tag: str) -> None:
+    """Declare a YAML tag as a marker once, so ``-m`` and ``--strict-markers`` accept it."""
+    registered = config.stash.setdefault(_registered_tags_key, set())
+    if tag not in registered:
+        registered.add(tag)
+        config.addinivalue_line("markers", f"{tag}: tag from visioneval case files")
+
+
+def is_case_file(path: Path, globs: tuple[str, ...]) -> bool:
+    return any(fnmatch.fnmatch(path.name, pattern) for pattern in globs)
+
+
+def run_case(visioneval_evaluation: Any) -> None:
+    """The body of every case item.
+
+    The model call and the grading happen in the ``visioneval_evaluation``
+    fixture (setup), so a case that cannot be evaluated is an *error*; a gate
+    that fails here is a *failure*.
+    """
+    __tracebackhide__ = True
+    from .runner import gate_failure_message
+
+    if visioneval_evaluation.failed_gates:
+        pytest.fail(gate_failure_message(visioneval_evaluation), pytrace=False)
+
+
+class CaseFile(pytest.Module):
+    """A YAML case file."""
+
+    def _getobj(self) -> types.ModuleType:
+        # There is no Python to import; an empty module keeps Module's API working.
+        return types.ModuleType(self.path.stem.replace(".", "_"))
+
+    def collect(self) -> Iterator[pytest.Item]:
+        suite = load_suite(self.path, option_schemas(), self.config.rootpath)
+        self._check(suite)
+        for case in suite.cases:
+            yield CaseItem.from_parent(self, name=case.uid, callobj=run_case, case=case, suite=suite)
+
+    def _check(self, suite: SuiteSpec) -> None:
+        seen = self.config.stash.setdefault(_seen_uids_key, {})
+        types_ = grader_types()
+        for index, case in enumerate(suite.cases):
+            where = f"{case.source}:{case.line}"
+            if case.uid in seen and seen[case.uid] != where:
+                raise CaseFileError(
+                    self.path, f"case {case.uid!r} is also defined at {seen[case.uid]}", line=case.line, field=f"cases[{index}].id"
+                )
+            seen[case.uid] = where
+            for g_index, grader in enumerate(case.graders):
+                problem = types_[grader.use].check_case(case, grader.options)
+                if problem:
+                    raise CaseFileError(self.path, problem, line=case.line, field=f"cases[{index}] grader {grader.name!r}")
+
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException]) -> Any:  # type: ignore[override]
+        if isinstance(excinfo.value, CaseFileError):
+            return str(excinfo.value)
+        return super().repr_failure(excinfo)
+
+
+class CaseItem(pytest.Function):
+    """One case of a case file."""
+
+    def __init__(self, *, case: CaseSpec, suite: SuiteSpec, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.case = case
+        self.suite = suite
+        for tag in case.tags:
+            _register_marker(self.config, tag)
+            self.add_marker(tag)
+        if case.skip:
+            self.add_marker(pytest.mark.skip(reason=case.skip))
+        if case.xfail:
+            self.add_marker(pytest.mark.xfail(reason=case.xfail))
+        self.extra_keyword_matches.update({case.protocol, case.task, case.suite})
+
+    def reportinfo(self) -> tuple[Path, int | None, str]:
+        return self.path, self.case.line - 1, f"case {self.case.uid}"

@@ -1,0 +1,38 @@
+"""The model protocol: a case goes in, artifacts come out."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable, Mapping, Protocol, runtime_checkable
+
+from ..artifacts import ModelOutput
+from ..cases.spec import CaseSpec
+
+
+@dataclass(frozen=True)
+class ModelSettings:
+    """Connection settings shared by every model adapter of a run."""
+
+    base_url: str | None = None
+    api_key_env: str = "OPENAI_API_KEY"
+    timeout: float = 120.0
+    max_retries: int = 2
+    openai_api: str = "chat"  # "chat" (Chat Completions) or "responses", for text/HTML tasks
+
+
+@runtime_checkable
+class Model(Protocol):
+    """What ``--model`` resolves to.
+
+    ``name`` is the full ``--model`` string (it names the output folder and
+    the snapshots). ``generate`` must raise :class:`~pytest_visioneval.errors.ModelError`
+    when it cannot produce an output; anything it returns is graded.
+    """
+
+    name: str
+
+    def generate(self, case: CaseSpec, params: Mapping[str, Any]) -> ModelOutput: ...
+
+
+# A factory gets the part of ``--model`` after the first ':' (may be empty).
+ModelFactory = Callable[[str, ModelSettings], Model]

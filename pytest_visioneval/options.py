@@ -1,0 +1,164 @@
+"""Command-line and ini options, turned into one frozen :class:`Settings`.
+
+Every option has an ini twin (``[tool.pytest.ini_options]`` or ``pytest.ini``);
+the command line wins. The settings object lives in ``config.stash``.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Mapping
+
+import pytest
+import yaml
+
+from .cases.spec import Threshold
+from .errors import ConfigError
+from .models.base import ModelSettings
+
+GROUP = "visioneval"
+DEFAULT_MODEL = "reference"
+DEFAULT_CASE_GLOBS = ("*.eval.yaml", "*.eval.yml")
+_THRESHOLD = re.compile(r"^(?P<suite>\*|[A-Za-z0-9][A-Za-z0-9_-]*)\.(?P<metric>[A-Za-z0-9_][A-Za-z0-9_.-]*)=(?P<value>.+)$")
+
+
+@dataclass(frozen=True)
+class Settings:
+    model: str = DEFAULT_MODEL
+    model_params: Mapping[str, Any] = field(default_factory=dict)
+    model_settings: ModelSettings = field(default_factory=ModelSettings)
+    output_dir: Path = Path(".visioneval")
+    run_id: str | None = None
+    results_path: Path | None = None
+    fail_under: tuple[Threshold, ...] = ()
+    case_globs: tuple[str, ...] = DEFAULT_CASE_GLOBS
+
+
+settings_key = pytest.StashKey[Settings]()
+
+
+def add_options(parser: pytest.Parser) -> None:
+    group = parser.getgroup(GROUP, "vision evaluation (pytest-visioneval)")
+
+    def both(flag: str, ini: str, help: str, *, ini_type: str | None = None, default: Any = None, **kwargs: Any) -> None:
+        group.addoption(flag, dest=ini, help=f"{help} [ini: {ini}]", **kwargs)
+        parser.addini(ini, help, type=ini_type, default=default)  # type: ignore[arg-type]
+
+    both("--model", "visioneval_model", f"model under test: reference (default), openai:MODEL, replay:DIR, or a plugin's provider", metavar="NAME")
+    both(
+        "--model-param",
+        "visioneval_model_params",
+        "model parameter KEY=VALUE, overriding the case files' params (repeatable; VALUE is read as YAML)",
+        ini_type="linelist",
+        default=[],
+        action="append",
+        metavar="KEY=VALUE",
+    )
+    both("--model-base-url", "visioneval_model_base_url", "base URL of an OpenAI-compatible API (default: $OPENAI_BASE_URL)", metavar="URL")
+    both("--model-api-key-env", "visioneval_model_api_key_env", "environment variable holding the API key (default OPENAI_API_KEY)", metavar="VAR")
+    both("--model-api", "visioneval_model_api", "API for text/HTML tasks: chat (default) or responses", choices=("chat", "responses"))
+    both("--model-timeout", "visioneval_model_timeout", "seconds before one API request times out (default 120)", metavar="SECONDS")
+    both("--model-max-retries", "visioneval_model_max_retries", "retries of a failed API request, with backoff (default 2)", metavar="N")
+    both("--eval-output-dir", "visioneval_output_dir", "where model outputs are kept (default .visioneval under the rootdir)", metavar="DIR")
+    both("--eval-run-id", "visioneval_run_id", "name of this run's output folder (default: UTC time + random suffix)", metavar="ID")
+    both("--eval-results", "visioneval_results", "write the results JSON (every case, score, reason, artifact) to PATH", metavar="PATH")
+    both(
+        "--eval-fail-under",
+        "visioneval_fail_under",
+        "fail the run if SUITE's mean of METRIC (or pass rate of a gate) is below VALUE; SUITE may be * (repeatable)",
+        ini_type="linelist",
+        default=[],
+        action="append",
+        metavar="SUITE.METRIC=VALUE",
+    )
+    parser.addini("visioneval_files", "glob patterns of case files", type="args", default=list(DEFAULT_CASE_GLOBS))
+
+
+def build_settings(config: pytest.Config) -> Settings:
+    """Read options (CLI first, then ini); raise ``pytest.UsageError`` on bad values."""
+    try:
+        return _build(config)
+    except ConfigError as exc:
+        raise pytest.UsageError(f"pytest-visioneval: {exc}") from None
+
+
+def _value(config: pytest.Config, name: str) -> Any:
+    cli = config.getoption(name, default=None)
+    if cli not in (None, []):
+        return cli
+    ini = config.getini(name)
+    return ini if ini not in ("", []) else None
+
+
+def _path(config: pytest.Config, name: str, base: Path) -> Path | None:
+    raw = _value(config, name)
+    if raw is None:
+        return None
+    path = Path(os.path.expanduser(str(raw)))
+    # A CLI path is relative to where pytest was started; an ini path to the rootdir.
+    anchor = Path.cwd() if config.getoption(name, default=None) else base
+    return path if path.is_absolute() else (anchor / path)
+
+
+def _number(config: pytest.Config, name: str, default: float, kind: type) -> Any:
+    raw = _value(config, name)
+    if raw is None:
+        return default
+    try:
+        value = kind(raw)
+    except ValueError:
+        raise ConfigError(f"{name} must be a {kind.__name__}, got {raw!r}") from None
+    if value < 0:
+        raise ConfigError(f"{name} must not be negative, got {raw!r}")
+    return value
+
+
+def parse_threshold(text: str, source: str = "--eval-fail-under") -> Threshold:
+    match = _THRESHOLD.match(text.strip())
+    if not match:
+        raise ConfigError(f"{source} expects SUITE.METRIC=VALUE (e.g. ui.similarity.score=0.9), got {text!r}")
+    try:
+        value = float(match["value"])
+    except ValueError:
+        raise ConfigError(f"{source}: {match['value']!r} is not a number (in {text!r})") from None
+    return Threshold(match["suite"], match["metric"], min=value, source=source)
+
+
+def parse_param(text: str) -> tuple[str, Any]:
+    key, sep, raw = text.partition("=")
+    if not sep or not key.strip():
+        raise ConfigError(f"--model-param expects KEY=VALUE, got {text!r}")
+    try:
+        value = yaml.safe_load(raw) if raw.strip() else ""
+    except yaml.YAMLError:
+        value = raw
+    return key.strip(), value
+
+
+def _build(config: pytest.Config) -> Settings:
+    root = config.rootpath
+    base_url = _value(config, "visioneval_model_base_url")
+    model_settings = ModelSettings(
+        base_url=str(base_url) if base_url else None,
+        api_key_env=str(_value(config, "visioneval_model_api_key_env") or "OPENAI_API_KEY"),
+        timeout=_number(config, "visioneval_model_timeout", 120.0, float),
+        max_retries=_number(config, "visioneval_model_max_retries", 2, int),
+        openai_api=str(_value(config, "visioneval_model_api") or "chat"),
+    )
+    if model_settings.openai_api not in ("chat", "responses"):
+        raise ConfigError(f"visioneval_model_api must be chat or responses, got {model_settings.openai_api!r}")
+    params = dict(parse_param(p) for p in (_value(config, "visioneval_model_params") or []))
+    thresholds = tuple(parse_threshold(t) for t in (_value(config, "visioneval_fail_under") or []))
+    return Settings(
+        model=str(_value(config, "visioneval_model") or DEFAULT_MODEL),
+        model_params=params,
+        model_settings=model_settings,
+        output_dir=_path(config, "visioneval_output_dir", root) or (root / ".visioneval"),
+        run_id=_value(config, "visioneval_run_id"),
+        results_path=_path(config, "visioneval_results", root),
+        fail_under=thresholds,
+        case_globs=tuple(config.getini("visioneval_files")),
+    )

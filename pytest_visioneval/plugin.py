@@ -1,0 +1,52 @@
+"""The pytest11 entry point: hook implementations only, each delegating."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from . import fixtures as _fixtures
+from .collect_errors import CaseFileErrorTolerance
+from .items import CaseFile, CaseItem, is_case_file
+from .options import add_options, build_settings, settings_key
+from .records import record_for
+from .run_id import WORKERINPUT_KEY, resolve_run_id, run_id_key
+from .session import EvalSession
+
+_eval_session_key = pytest.StashKey[EvalSession]()
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    add_options(parser)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    settings = build_settings(config)
+    config.stash[settings_key] = settings
+    config.stash[run_id_key] = resolve_run_id(config, settings.run_id)
+    config.pluginmanager.register(_fixtures, "visioneval-fixtures")
+    config.pluginmanager.register(CaseFileErrorTolerance(config, settings.case_globs), "visioneval-collect-errors")
+    if not hasattr(config, "workerinput"):  # the controller (or a run without xdist)
+        session = EvalSession(config, settings, config.stash[run_id_key])
+        config.stash[_eval_session_key] = session
+        config.pluginmanager.register(session, "visioneval-session")
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_configure_node(node: Any) -> None:
+    """xdist: every worker writes into the controller's run folder."""
+    node.workerinput[WORKERINPUT_KEY] = node.config.stash[run_id_key]
+
+
+def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> CaseFile | None:
+    if file_path.suffix in (".yaml", ".yml") and is_case_file(file_path, parent.config.stash[settings_key].case_globs):
+        return CaseFile.from_parent(parent, path=file_path)
+    return None
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    if isinstance(item, CaseItem):
+        record_for(item)  # a case that errors before grading is still reported as itself

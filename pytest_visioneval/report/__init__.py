@@ -1,0 +1,1 @@
+"""Reports of a run: the terminal summary and the results JSON."""

@@ -1,0 +1,73 @@
+"""The ``visioneval scores`` section of the terminal summary."""
+
+from __future__ import annotations
+
+from typing import Any, Mapping, Sequence
+
+from ..verdict import Verdict
+
+
+def table(rows: Sequence[Sequence[str]], indent: str = "  ") -> list[str]:
+    """Left-aligned columns, first row is the header."""
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    return [indent + "  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip() for row in rows]
+
+
+def _pct(value: float | None) -> str:
+    return "-" if value is None else f"{100 * value:.1f}%"
+
+
+def counts_line(summary: Mapping[str, Any]) -> str:
+    parts = [f"{summary['cases']} cases", f"{summary['passed']} passed", f"{summary['failed']} failed", f"{summary['errors']} errors"]
+    parts += [f"{summary[k]} {k}" for k in ("skipped", "xfailed", "xpassed") if summary[k]]
+    return ", ".join(parts) + f"; pass rate {_pct(summary['pass_rate'])}"
+
+
+def group_lines(title: str, summary: Mapping[str, Any], detailed: bool, indent: str = "") -> list[str]:
+    lines = [f"{indent}{title}: {counts_line(summary)}"]
+    if detailed and summary["gates"]:
+        rows = [("gate", "passed", "pass rate")]
+        rows += [(name, f"{g['passed']}/{g['evaluated']}", _pct(g["pass_rate"])) for name, g in summary["gates"].items()]
+        lines += table(rows)
+    if summary["metrics"]:
+        if detailed:
+            rows = [("metric", "mean", "std", "min", "max", "n")]
+            rows += [
+                (name, f"{m['mean']:.4f}", f"{m['std']:.4f}", f"{m['min']:.4f}", f"{m['max']:.4f}", str(m["n"]))
+                for name, m in summary["metrics"].items()
+            ]
+            lines += table(rows)
+        else:
+            lines.append(indent + "    " + ", ".join(f"{name} {m['mean']:.4f}±{m['std']:.4f}" for name, m in summary["metrics"].items()))
+    return lines
+
+
+def render(aggregates: Mapping[str, Any], verdict: Verdict) -> list[str]:
+    lines: list[str] = []
+    for name, summary in aggregates["suites"].items():
+        lines += group_lines(f"suite {name}", summary, detailed=True)
+    if aggregates["protocols"]:
+        lines.append("")
+        lines.append("by protocol")
+        for name, summary in aggregates["protocols"].items():
+            lines += group_lines(name, summary, detailed=False, indent="  ")
+    if aggregates["tags"]:
+        lines.append("")
+        lines.append("by tag")
+        for name, summary in aggregates["tags"].items():
+            lines += group_lines(name, summary, detailed=False, indent="  ")
+    if verdict.thresholds:
+        lines.append("")
+        lines.append("thresholds")
+        for result in verdict.thresholds:
+            lines.append(f"  {'PASS' if result.passed else 'FAIL'} {result.message}  [{result.threshold.source}]")
+    lines.append("")
+    lines.append(verdict_line(verdict))
+    return lines
+
+
+def verdict_line(verdict: Verdict) -> str:
+    if verdict.exit_status == 0:
+        n = len(verdict.thresholds)
+        return f"visioneval: exit status 0 (all gates passed{f', {n} threshold(s) met' if n else ''})"
+    return f"visioneval: exit status {verdict.exit_status}: " + " | ".join(verdict.reasons)

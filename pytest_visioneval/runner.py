@@ -1,0 +1,69 @@
+"""Run one case: model -> stored artifacts -> graders -> an evaluation.
+
+Plain functions over plain data; the pytest side (fixtures, items) only calls
+:func:`evaluate_case` and turns its result into assertions and records.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Mapping
+
+from .artifacts import Artifact, ArtifactStore
+from .cases.spec import CaseSpec
+from .errors import GraderError
+from .graders import Gate, Metric, create_grader
+from .models.base import Model
+
+
+@dataclass(frozen=True)
+class GateOutcome:
+    gate: Gate  # name already prefixed with the grader's name
+    gating: bool  # False when the grader is configured with gate: false
+
+
+@dataclass(frozen=True)
+class CaseEvaluation:
+    case: CaseSpec
+    artifacts: tuple[Artifact, ...]
+    gates: tuple[GateOutcome, ...]
+    metrics: tuple[Metric, ...]
+
+    @property
+    def failed_gates(self) -> list[Gate]:
+        return [g.gate for g in self.gates if g.gating and not g.gate.passed]
+
+
+def effective_params(case: CaseSpec, overrides: Mapping[str, Any]) -> dict[str, Any]:
+    """The case's params with the command line's ``--model-param`` on top."""
+    return {**case.params, **overrides}
+
+
+def generate(case: CaseSpec, model: Model, store: ArtifactStore, overrides: Mapping[str, Any]) -> tuple[Artifact, ...]:
+    output = model.generate(case, effective_params(case, overrides))
+    return store.save(model.name, case.suite, case.id, output)
+
+
+def grade(case: CaseSpec, artifacts: tuple[Artifact, ...]) -> CaseEvaluation:
+    gates: list[GateOutcome] = []
+    metrics: list[Metric] = []
+    for spec in case.graders:
+        grader = create_grader(spec.use, spec.options)
+        try:
+            result = grader.grade(case, artifacts)
+        except (ValueError, OSError) as exc:
+            raise GraderError(f"grader {spec.name!r} ({spec.use}) failed: {exc}") from exc
+        gates += [GateOutcome(Gate(f"{spec.name}.{g.name}", g.passed, g.reason), spec.gate) for g in result.gates]
+        metrics += [Metric(f"{spec.name}.{m.name}", m.value, m.reason, m.higher_is_better) for m in result.metrics]
+    return CaseEvaluation(case, artifacts, tuple(gates), tuple(metrics))
+
+
+def gate_failure_message(evaluation: CaseEvaluation) -> str:
+    """What a user reads when a case fails: each failed gate and why."""
+    failed = evaluation.failed_gates
+    lines = [f"{evaluation.case.uid}: {len(failed)} gate(s) failed"]
+    lines += [f"  - {g.name}: {g.reason}" for g in failed]
+    saved = [str(a.path) for a in evaluation.artifacts if a.path is not None]
+    if saved:
+        lines.append(f"  output: {saved[0]}" + (f" (+{len(saved) - 1} more)" if len(saved) > 1 else ""))
+    return "\n".join(lines)
