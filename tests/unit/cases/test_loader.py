@@ -1,0 +1,166 @@
+"""cases/loader.py: YAML to data plus a map of lines."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from pytest_visioneval.cases.loader import LoadedYaml, format_field, load_yaml, load_yaml_text
+from pytest_visioneval.errors import CaseFileError
+
+
+def write(tmp_path: Path, text: str, name: str = "suite.eval.yaml") -> Path:
+    path = tmp_path / name
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def test_line_numbers_map_keys_and_sequence_items(tmp_path: Path) -> None:
+    path = write(
+        tmp_path,
+        "# a comment\n"
+        "suite: demo\n"
+        "cases:\n"
+        "  - id: first\n"
+        "    prompt: hello\n"
+        "    graders:\n"
+        "      - use: image\n"
+        "  - id: second\n",
+    )
+    loaded = load_yaml(path)
+    assert loaded.data == {
+        "suite": "demo",
+        "cases": [{"id": "first", "prompt": "hello", "graders": [{"use": "image"}]}, {"id": "second"}],
+    }
+    assert loaded.lines[()] == 2  # the root mapping starts after the comment
+    assert loaded.lines[("suite",)] == 2
+    assert loaded.lines[("cases",)] == 3
+    assert loaded.lines[("cases", 0)] == 4
+    assert loaded.lines[("cases", 0, "id")] == 4
+    assert loaded.lines[("cases", 0, "prompt")] == 5
+    assert loaded.lines[("cases", 0, "graders", 0)] == 7
+    assert loaded.lines[("cases", 0, "graders", 0, "use")] == 7
+    assert loaded.lines[("cases", 1)] == 8
+
+
+def test_line_of_falls_back_to_nearest_ancestor() -> None:
+    loaded = LoadedYaml(data={}, lines={(): 1, ("cases",): 3, ("cases", 0): 4})
+    assert loaded.line_of(("cases", 0, "prompt")) == 4
+    assert loaded.line_of(("cases", 7)) == 3
+    assert loaded.line_of(("unknown", "deep")) == 1
+    assert loaded.line_of(()) == 1
+
+
+def test_line_of_without_any_line_is_none() -> None:
+    assert LoadedYaml(data={}, lines={}).line_of(("x",)) is None
+
+
+@pytest.mark.parametrize(
+    ("path", "expected"),
+    [
+        ((), ""),
+        (("cases",), "cases"),
+        (("cases", 2, "graders", 0), "cases[2].graders[0]"),
+        (("cases", 0, "promt"), "cases[0].promt"),
+        (("thresholds", "similarity.score"), "thresholds.similarity.score"),
+    ],
+)
+def test_format_field(path: tuple[object, ...], expected: str) -> None:
+    assert format_field(path) == expected
+
+
+def test_duplicate_key_is_an_error_with_its_line_and_field(tmp_path: Path) -> None:
+    path = write(
+        tmp_path,
+        "cases:\n"
+        "  - id: a\n"
+        "    prompt: first\n"
+        "    task: image_generation\n"
+        "    prompt: second\n",
+    )
+    with pytest.raises(CaseFileError) as info:
+        load_yaml(path)
+    err = info.value
+    assert err.line == 5  # the second occurrence
+    assert err.field == "cases[0].prompt"
+    assert "duplicate key" in str(err)
+    assert str(err).startswith(f"{path}:5:")
+
+
+def test_duplicate_top_level_key(tmp_path: Path) -> None:
+    path = write(tmp_path, "suite: a\ncases: []\nsuite: b\n")
+    with pytest.raises(CaseFileError) as info:
+        load_yaml(path)
+    assert (info.value.line, info.value.field) == (3, "suite")
+
+
+def test_same_key_in_sibling_mappings_is_not_a_duplicate(tmp_path: Path) -> None:
+    loaded = load_yaml(write(tmp_path, "cases:\n  - id: a\n  - id: b\n"))
+    assert [c["id"] for c in loaded.data["cases"]] == ["a", "b"]
+
+
+def test_merge_keys_are_not_duplicates(tmp_path: Path) -> None:
+    loaded = load_yaml(
+        write(
+            tmp_path,
+            "cases:\n"
+            "  - &base {id: a, task: image_generation, prompt: p}\n"
+            "  - <<: *base\n"
+            "    id: b\n",
+        )
+    )
+    assert loaded.data["cases"][1] == {"id": "b", "task": "image_generation", "prompt": "p"}
+    assert loaded.lines[("cases", 1, "id")] == 4
+
+
+@pytest.mark.parametrize(
+    ("text", "line"),
+    [
+        ("suite: demo\ncases:\n  - id: [unclosed\n  - id: b\n", 4),
+        ("suite: demo\ncases: [1,\n", 3),
+        ("a: 1\n  b: 2\n", 2),
+        ("a: 'never closed\n", 2),
+    ],
+)
+def test_yaml_syntax_error_reports_its_line(tmp_path: Path, text: str, line: int) -> None:
+    path = write(tmp_path, text)
+    with pytest.raises(CaseFileError) as info:
+        load_yaml(path)
+    assert info.value.line == line
+    assert "invalid YAML" in str(info.value)
+    assert str(info.value).startswith(f"{path}:{line}:")
+    # The chained YAML exception is suppressed; the message stands on its own.
+    assert info.value.__cause__ is None
+
+
+def test_several_documents_are_refused(tmp_path: Path) -> None:
+    with pytest.raises(CaseFileError, match="invalid YAML"):
+        load_yaml(write(tmp_path, "cases: []\n---\ncases: []\n"))
+
+
+@pytest.mark.parametrize("text", ["", "\n\n", "# only a comment\n"])
+def test_empty_file(tmp_path: Path, text: str) -> None:
+    path = write(tmp_path, text)
+    with pytest.raises(CaseFileError) as info:
+        load_yaml(path)
+    assert info.value.line == 1
+    assert "file is empty" in str(info.value)
+
+
+def test_unreadable_file(tmp_path: Path) -> None:
+    with pytest.raises(CaseFileError, match="cannot read file"):
+        load_yaml(tmp_path / "missing.eval.yaml")
+
+
+def test_non_utf8_file(tmp_path: Path) -> None:
+    path = tmp_path / "latin.eval.yaml"
+    path.write_bytes("prompt: caf\xe9\n".encode("latin-1"))
+    with pytest.raises(CaseFileError, match="cannot read file"):
+        load_yaml(path)
+
+
+def test_load_yaml_text_scalar_document(tmp_path: Path) -> None:
+    loaded = load_yaml_text("42\n", tmp_path / "x.eval.yaml")
+    assert loaded.data == 42
+    assert loaded.lines == {(): 1}

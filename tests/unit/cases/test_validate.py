@@ -1,0 +1,135 @@
+"""cases/validate.py: schema errors point at a line and a field."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import jsonschema
+import pytest
+
+from pytest_visioneval.cases.loader import load_yaml
+from pytest_visioneval.cases.validate import case_file_schema, validate_case_file
+from pytest_visioneval.errors import CaseFileError
+
+
+def validate(tmp_path: Path, text: str) -> None:
+    path = tmp_path / "v.eval.yaml"
+    path.write_text(text, encoding="utf-8")
+    validate_case_file(load_yaml(path), path)
+
+
+def error_of(tmp_path: Path, text: str) -> CaseFileError:
+    with pytest.raises(CaseFileError) as info:
+        validate(tmp_path, text)
+    return info.value
+
+
+def test_shipped_schema_is_a_valid_json_schema() -> None:
+    schema = case_file_schema()
+    jsonschema.validators.validator_for(schema).check_schema(schema)
+    assert schema["required"] == ["cases"]
+
+
+def test_valid_file_passes(tmp_path: Path) -> None:
+    validate(
+        tmp_path,
+        "version: 1\n"
+        "suite: demo\n"
+        "thresholds:\n"
+        "  similarity.score: 0.9\n"
+        "  image.decodes: {min: 1.0}\n"
+        "defaults: {task: image_generation, tags: [ui]}\n"
+        "cases:\n"
+        "  - id: a\n"
+        "    prompt: hello\n"
+        "    graders: [{use: image, options: {width: 4}}]\n",
+    )
+
+
+def test_unknown_key_names_line_field_and_suggestion(tmp_path: Path) -> None:
+    err = error_of(
+        tmp_path,
+        "cases:\n"
+        "  - id: a\n"
+        "    task: image_generation\n"
+        "    promt: a cat\n",
+    )
+    assert err.line == 4
+    assert err.field == "cases[0].promt"
+    assert "unknown key 'promt'" in err.message
+    assert "did you mean 'prompt'?" in err.message
+    assert "allowed keys:" in err.message and "prompt" in err.message
+    assert str(err).startswith(f"{tmp_path / 'v.eval.yaml'}:4: field 'cases[0].promt':")
+
+
+def test_unknown_key_without_close_match_has_no_hint(tmp_path: Path) -> None:
+    err = error_of(tmp_path, "cases:\n  - id: a\n    zzzzzz: 1\n")
+    assert err.field == "cases[0].zzzzzz"
+    assert "did you mean" not in err.message
+
+
+def test_unknown_top_level_key(tmp_path: Path) -> None:
+    err = error_of(tmp_path, "suite: a\ncase:\n  - id: x\ncases:\n  - id: y\n")
+    assert (err.line, err.field) == (2, "case")
+    assert "did you mean 'cases'?" in err.message
+
+
+def test_wrong_type(tmp_path: Path) -> None:
+    err = error_of(tmp_path, "cases:\n  - id: a\n    task: image_generation\n    prompt: 5\n")
+    assert (err.line, err.field) == (4, "cases[0].prompt")
+    assert "is not of type 'string'" in err.message
+
+
+def test_wrong_enum_value(tmp_path: Path) -> None:
+    err = error_of(tmp_path, "cases:\n  - id: a\n    task: video\n")
+    assert (err.line, err.field) == (3, "cases[0].task")
+    assert "'video'" in err.message
+
+
+def test_missing_cases(tmp_path: Path) -> None:
+    err = error_of(tmp_path, "suite: demo\n")
+    assert err.line == 1
+    assert err.field is None
+    assert err.message == "'cases' is required"
+
+
+def test_missing_case_id(tmp_path: Path) -> None:
+    err = error_of(tmp_path, "cases:\n  - prompt: p\n")
+    assert (err.line, err.field) == (2, "cases[0]")
+    assert err.message == "'id' is required"
+
+
+def test_bad_threshold_has_a_readable_message(tmp_path: Path) -> None:
+    err = error_of(tmp_path, "thresholds:\n  score: high\ncases:\n  - id: a\n")
+    assert (err.line, err.field) == (2, "thresholds.score")
+    assert "a threshold is a number" in err.message
+
+
+def test_not_a_mapping(tmp_path: Path) -> None:
+    err = error_of(tmp_path, "- id: a\n- id: b\n")
+    assert err.line == 1
+    assert "must be a mapping" in err.message
+
+
+def test_several_problems_are_listed_in_file_order(tmp_path: Path) -> None:
+    err = error_of(
+        tmp_path,
+        "cases:\n"
+        "  - id: a\n"
+        "    tags: notalist\n"  # line 3
+        "    promt: x\n"  # line 4
+        "  - id: 'has space'\n",  # line 5
+    )
+    # The first problem in file order is the primary one...
+    assert (err.line, err.field) == (3, "cases[0].tags")
+    text = str(err)
+    lines = text.splitlines()
+    assert len(lines) == 3
+    assert ":3: field 'cases[0].tags'" in lines[0]
+    assert ":4: field 'cases[0].promt'" in lines[1]
+    assert ":5: field 'cases[1].id'" in lines[2]
+
+
+def test_single_problem_message_is_one_line(tmp_path: Path) -> None:
+    err = error_of(tmp_path, "cases:\n  - id: a\n    promt: x\n")
+    assert "\n" not in str(err)
