@@ -32,7 +32,8 @@ def visioneval_model(visioneval_settings: Settings) -> Model:
     try:
         return create_model(visioneval_settings.model, visioneval_settings.model_settings)
     except VisionEvalError as exc:
-        pytest.fail(f"{type(exc).__name__}: {exc}", pytrace=False)
+        problem = f"{type(exc).__name__}: {exc}"
+    pytest.fail(problem, pytrace=False)  # outside the except: no chained traceback
 
 
 @pytest.fixture(scope="session")
@@ -89,7 +90,8 @@ def visioneval_evaluation(
         evaluation = grade(visioneval_case, artifacts)
     except VisionEvalError as exc:
         record["error"] = f"{type(exc).__name__}: {exc}"
-        pytest.fail(record["error"], pytrace=False)
+    if record["error"]:
+        pytest.fail(record["error"], pytrace=False)  # outside the except: no chained traceback
     record["gates"] = [gate_entry(g.gate.name, g.gate.passed, g.gate.reason, g.gating) for g in evaluation.gates]
     record["metrics"] += [metric_entry(m.name, m.value, m.reason, m.higher_is_better) for m in evaluation.metrics]
     return evaluation

@@ -1,0 +1,86 @@
+"""Third-party model providers through the entry-point group, as an installed package would add them."""
+
+from __future__ import annotations
+
+import os
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import read_json
+
+PROVIDER = '''
+import io, os
+from PIL import Image
+from pytest_visioneval.artifacts import Artifact, ModelOutput
+
+class SolidModel:
+    def __init__(self, name, colour):
+        self.name = name
+        self.colour = colour
+
+    def generate(self, case, params):
+        if case.id == "crash" and os.environ.get("PYTEST_XDIST_WORKER"):
+            os._exit(3)  # simulate a worker dying mid-case
+        buf = io.BytesIO()
+        Image.new("RGB", (64, 48), self.colour).save(buf, format="PNG")
+        return ModelOutput(artifacts=(Artifact("out.png", buf.getvalue()),), params=dict(params))
+
+def make(argument, settings):
+    return SolidModel(f"solid:{argument}", argument or "red")
+'''
+
+
+@pytest.fixture
+def installed_provider(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A package 'solidprov' with an entry point 'solid', importable here and by xdist workers."""
+    site = pytester.path / "site"
+    (site / "solidprov-0.1.dist-info").mkdir(parents=True)
+    (site / "solidprov-0.1.dist-info" / "METADATA").write_text("Metadata-Version: 2.1\nName: solidprov\nVersion: 0.1\n")
+    (site / "solidprov-0.1.dist-info" / "entry_points.txt").write_text("[pytest_visioneval.models]\nsolid = solidprov:make\n")
+    (site / "solidprov.py").write_text(PROVIDER)
+    monkeypatch.syspath_prepend(str(site))
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(filter(None, [str(site), os.environ.get("PYTHONPATH")])))
+    cases = pytester.path / "cases"
+    cases.mkdir()
+    (cases / "plug.eval.yaml").write_text(
+        textwrap.dedent(
+            """\
+            defaults:
+              task: image_generation
+              graders:
+                - use: image
+                  options: {width: 64, height: 48}
+            cases:
+              - id: one
+                prompt: anything
+              - id: crash
+                prompt: anything
+              - id: three
+                prompt: anything
+            """
+        )
+    )
+    return site
+
+
+def test_entry_point_provider_runs_cases(pytester: pytest.Pytester, installed_provider: Path) -> None:
+    # Flat colour fails not_blank: the provider's output really is graded.
+    result = pytester.runpytest("cases", "--model=solid:navy", "--eval-results=r.json", "-k", "not crash")
+    result.assert_outcomes(failed=2)
+    assert "image.not_blank: blank image(s): out.png" in result.stdout.str()
+    document = read_json(pytester.path / "r.json")
+    assert {c["model"] for c in document["cases"]} == {"solid:navy"}
+
+
+def test_a_worker_crash_is_counted_as_an_error(pytester: pytest.Pytester, installed_provider: Path) -> None:
+    # A subprocess, as a user runs it: xdist workers take their sys.path from the
+    # process that started them, so the "installed" package comes through PYTHONPATH.
+    result = pytester.runpytest_subprocess("cases", "--model=solid:navy", "--eval-results=r.json", "-n", "2")
+    cases = {c["uid"]: c for c in read_json(pytester.path / "r.json")["cases"]}
+    assert set(cases) == {"plug/one", "plug/crash", "plug/three"}
+    assert cases["plug/crash"]["status"] == "error"
+    assert "crashed" in cases["plug/crash"]["error"]
+    assert read_json(pytester.path / "r.json")["aggregates"]["overall"]["errors"] == 1
+    assert result.ret == pytest.ExitCode.TESTS_FAILED

@@ -1,0 +1,135 @@
+"""artifacts.py: artifacts, the store and its provenance record."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from datetime import datetime
+from pathlib import Path
+
+import pytest
+
+from pytest_visioneval import __version__
+from pytest_visioneval.artifacts import (
+    PROVENANCE_FILE,
+    Artifact,
+    ArtifactStore,
+    ModelOutput,
+    kind_for,
+    mime_for,
+    slug,
+    write_atomic,
+)
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("openai:gpt-image-1", "openai_gpt-image-1"),
+        ("replay:/tmp/out dir", "replay_tmp_out_dir"),
+        ("reference", "reference"),
+        ("a/../b", "a_.._b"),
+        ("..", "model"),
+        (":::", "model"),
+        ("", "model"),
+        (".hidden.", "hidden"),
+    ],
+)
+def test_slug(text: str, expected: str) -> None:
+    assert slug(text) == expected
+
+
+def test_slug_never_contains_a_separator() -> None:
+    assert "/" not in slug("x/y\\z") and "\\" not in slug("x/y\\z")
+
+
+@pytest.mark.parametrize(
+    ("name", "mime", "kind"),
+    [
+        ("image-0.png", "image/png", "image"),
+        ("photo.JPG", "image/jpeg", "image"),
+        ("page.html", "text/html", "html"),
+        ("reply.md", "text/markdown", "text"),
+        ("data.bin", "application/octet-stream", "text"),
+    ],
+)
+def test_mime_and_kind(name: str, mime: str, kind: str) -> None:
+    assert mime_for(name) == mime
+    assert kind_for(mime) == kind
+    artifact = Artifact(name, b"x")
+    assert (artifact.mime, artifact.kind) == (mime, kind)
+
+
+def test_explicit_mime_wins() -> None:
+    artifact = Artifact("output", b"x", "image/webp")
+    assert artifact.kind == "image"
+
+
+def test_sha256() -> None:
+    assert Artifact("a.txt", b"abc").sha256 == hashlib.sha256(b"abc").hexdigest()
+
+
+def test_store_writes_files_and_provenance(tmp_path: Path) -> None:
+    store = ArtifactStore(tmp_path / "out", "run-7")
+    output = ModelOutput(
+        artifacts=(Artifact("image-0.png", b"first"), Artifact("reply.md", b"# second")),
+        params={"size": "64x64", "n": 2},
+        usage={"total_tokens": 5},
+    )
+    saved = store.save("openai:gpt-image-1", "ui", "login", output)
+
+    folder = tmp_path / "out" / "run-7" / "openai_gpt-image-1" / "ui" / "login"
+    assert store.case_dir("openai:gpt-image-1", "ui", "login") == folder
+    assert [a.path for a in saved] == [folder / "image-0.png", folder / "reply.md"]
+    assert [(a.name, a.data, a.mime) for a in saved] == [(a.name, a.data, a.mime) for a in output.artifacts]
+    assert (folder / "image-0.png").read_bytes() == b"first"
+    assert (folder / "reply.md").read_bytes() == b"# second"
+    assert sorted(p.name for p in folder.iterdir()) == ["image-0.png", PROVENANCE_FILE, "reply.md"]
+
+    provenance = json.loads((folder / PROVENANCE_FILE).read_text())
+    assert provenance["case"] == "ui/login"
+    assert provenance["model"] == "openai:gpt-image-1"
+    assert provenance["params"] == {"size": "64x64", "n": 2}
+    assert provenance["usage"] == {"total_tokens": 5}
+    assert provenance["plugin_version"] == __version__
+    assert datetime.fromisoformat(provenance["created"]).tzinfo is not None
+    entries = provenance["artifacts"]
+    assert [e["name"] for e in entries] == ["image-0.png", "reply.md"]
+    for entry in entries:
+        on_disk = (folder / entry["name"]).read_bytes()
+        assert entry["sha256"] == hashlib.sha256(on_disk).hexdigest()
+        assert entry["bytes"] == len(on_disk)
+    assert entries[1]["mime"] == "text/markdown"
+
+
+def test_provenance_keeps_non_json_params_as_text(tmp_path: Path) -> None:
+    store = ArtifactStore(tmp_path, "r")
+    store.save("m", "s", "c", ModelOutput((Artifact("a.txt", b"x"),), params={"path": Path("/x/y")}))
+    provenance = json.loads((store.case_dir("m", "s", "c") / PROVENANCE_FILE).read_text())
+    assert provenance["params"] == {"path": "/x/y"}
+
+
+def test_saving_twice_overwrites(tmp_path: Path) -> None:
+    store = ArtifactStore(tmp_path, "r")
+    store.save("m", "s", "c", ModelOutput((Artifact("a.png", b"old"),)))
+    saved = store.save("m", "s", "c", ModelOutput((Artifact("a.png", b"new"),)))
+    assert saved[0].path is not None and saved[0].path.read_bytes() == b"new"
+    assert sorted(p.name for p in store.case_dir("m", "s", "c").iterdir()) == ["a.png", PROVENANCE_FILE]
+
+
+def test_write_atomic_creates_parents_and_leaves_no_temp_files(tmp_path: Path) -> None:
+    target = tmp_path / "deep" / "er" / "file.bin"
+    write_atomic(target, b"payload")
+    assert target.read_bytes() == b"payload"
+    write_atomic(target, b"replaced")
+    assert target.read_bytes() == b"replaced"
+    assert list(target.parent.iterdir()) == [target]
+
+
+def test_write_atomic_failure_keeps_the_old_file_and_no_temp(tmp_path: Path) -> None:
+    target = tmp_path / "file.txt"
+    target.write_bytes(b"old")
+    with pytest.raises(TypeError):
+        write_atomic(target, "not bytes")  # type: ignore[arg-type]
+    assert target.read_bytes() == b"old"
+    assert list(tmp_path.iterdir()) == [target]
