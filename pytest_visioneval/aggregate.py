@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
-from typing import Any, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
 
 STATUSES = ("passed", "failed", "error", "skipped", "xfailed", "xpassed")
 
@@ -52,7 +53,11 @@ def metric_stats(values: Iterable[float]) -> dict[str, Any]:
 def aggregate(records: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
     """Aggregates overall and grouped by suite, protocol and tag."""
     ordered = sorted(records, key=lambda r: (r["uid"], r.get("nodeid", "")))
-    by: dict[str, dict[str, list[Mapping[str, Any]]]] = {"suites": defaultdict(list), "protocols": defaultdict(list), "tags": defaultdict(list)}
+    by: dict[str, dict[str, list[Mapping[str, Any]]]] = {
+        "suites": defaultdict(list),
+        "protocols": defaultdict(list),
+        "tags": defaultdict(list),
+    }
     for record in ordered:
         by["suites"][record["suite"]].append(record)
         by["protocols"][record["protocol"]].append(record)

@@ -12,10 +12,11 @@ import json
 import os
 import re
 import tempfile
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 from . import __version__
 
@@ -123,9 +124,7 @@ class ArtifactStore:
             "usage": dict(output.usage),
             "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
             "plugin_version": __version__,
-            "artifacts": [
-                {"name": a.name, "mime": a.mime, "bytes": len(a.data), "sha256": a.sha256} for a in saved
-            ],
+            "artifacts": [{"name": a.name, "mime": a.mime, "bytes": len(a.data), "sha256": a.sha256} for a in saved],
         }
         write_atomic(folder / PROVENANCE_FILE, json.dumps(provenance, indent=2, default=str).encode())
         return tuple(saved)

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import pytest
 
@@ -12,8 +13,8 @@ from .errors import VisionEvalError
 from .models import Model, create_model
 from .options import Settings, settings_key
 from .records import gate_entry, metric_entry, record_for
-from .runner import CaseEvaluation, generate, grade
 from .run_id import run_id_key
+from .runner import CaseEvaluation, generate, grade
 
 
 @pytest.fixture(scope="session")

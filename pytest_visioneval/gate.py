@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any, Iterable, Mapping
+from typing import Any
 
 from .cases.spec import Threshold
 
@@ -59,18 +60,33 @@ def check(threshold: Threshold, suite_summary: Mapping[str, Any] | None) -> Thre
     errors = suite_summary["errors"]
     if errors:
         return ThresholdResult(
-            threshold, observed, False,
+            threshold,
+            observed,
+            False,
             f"{label}: {errors} case(s) errored, so the {what} ({observed:.4g}) over the others cannot confirm it",
         )
     if threshold.min is not None and observed < threshold.min:
         return ThresholdResult(
-            threshold, observed, False, f"{label}: {what} {observed:.4g} < {threshold.min:g} (short by {threshold.min - observed:.4g})"
+            threshold,
+            observed,
+            False,
+            f"{label}: {what} {observed:.4g} < {threshold.min:g} (short by {threshold.min - observed:.4g})",
         )
     if threshold.max is not None and observed > threshold.max:
         return ThresholdResult(
-            threshold, observed, False, f"{label}: {what} {observed:.4g} > {threshold.max:g} (over by {observed - threshold.max:.4g})"
+            threshold,
+            observed,
+            False,
+            f"{label}: {what} {observed:.4g} > {threshold.max:g} (over by {observed - threshold.max:.4g})",
         )
-    bound = " and ".join(b for b in (f">= {threshold.min:g}" if threshold.min is not None else "", f"<= {threshold.max:g}" if threshold.max is not None else "") if b)
+    bound = " and ".join(
+        b
+        for b in (
+            f">= {threshold.min:g}" if threshold.min is not None else "",
+            f"<= {threshold.max:g}" if threshold.max is not None else "",
+        )
+        if b
+    )
     return ThresholdResult(threshold, observed, True, f"{label}: {what} {observed:.4g} {bound}")
 
 

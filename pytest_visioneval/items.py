@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import fnmatch
 import types
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import pytest
 
@@ -72,10 +73,13 @@ class CaseFile(pytest.Module):
             where = f"{case.source}:{case.line}"
             if case.uid in seen and seen[case.uid] != where:
                 raise CaseFileError(
-                    self.path, f"case {case.uid!r} is also defined at {seen[case.uid]}", line=case.line, field=f"cases[{index}].id"
+                    self.path,
+                    f"case {case.uid!r} is also defined at {seen[case.uid]}",
+                    line=case.line,
+                    field=f"cases[{index}].id",
                 )
             seen[case.uid] = where
-            for g_index, grader in enumerate(case.graders):
+            for grader in case.graders:
                 problem = types_[grader.use].check_case(case, grader.options)
                 if problem:
                     raise CaseFileError(self.path, problem, line=case.line, field=f"cases[{index}] grader {grader.name!r}")

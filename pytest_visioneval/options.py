@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 import pytest
 import yaml
@@ -18,6 +19,7 @@ import yaml
 from .cases.spec import Threshold
 from .errors import ConfigError
 from .models.base import ModelSettings
+from .models.registry import available_providers
 
 GROUP = "visioneval"
 DEFAULT_MODEL = "reference"
@@ -47,7 +49,12 @@ def add_options(parser: pytest.Parser) -> None:
         group.addoption(flag, dest=ini, help=f"{help} [ini: {ini}]", **kwargs)
         parser.addini(ini, help, type=ini_type, default=default)  # type: ignore[arg-type]
 
-    both("--model", "visioneval_model", f"model under test: reference (default), openai:MODEL, replay:DIR, or a plugin's provider", metavar="NAME")
+    both(
+        "--model",
+        "visioneval_model",
+        "model under test: reference (default), openai:MODEL, replay:DIR, or a plugin's provider",
+        metavar="NAME",
+    )
     both(
         "--model-param",
         "visioneval_model_params",
@@ -57,14 +64,48 @@ def add_options(parser: pytest.Parser) -> None:
         action="append",
         metavar="KEY=VALUE",
     )
-    both("--model-base-url", "visioneval_model_base_url", "base URL of an OpenAI-compatible API (default: $OPENAI_BASE_URL)", metavar="URL")
-    both("--model-api-key-env", "visioneval_model_api_key_env", "environment variable holding the API key (default OPENAI_API_KEY)", metavar="VAR")
-    both("--model-api", "visioneval_model_api", "API for text/HTML tasks: chat (default) or responses", choices=("chat", "responses"))
-    both("--model-timeout", "visioneval_model_timeout", "seconds before one API request times out (default 120)", metavar="SECONDS")
-    both("--model-max-retries", "visioneval_model_max_retries", "retries of a failed API request, with backoff (default 2)", metavar="N")
-    both("--eval-output-dir", "visioneval_output_dir", "where model outputs are kept (default .visioneval under the rootdir)", metavar="DIR")
-    both("--eval-run-id", "visioneval_run_id", "name of this run's output folder (default: UTC time + random suffix)", metavar="ID")
-    both("--eval-results", "visioneval_results", "write the results JSON (every case, score, reason, artifact) to PATH", metavar="PATH")
+    both(
+        "--model-base-url",
+        "visioneval_model_base_url",
+        "base URL of an OpenAI-compatible API (default: $OPENAI_BASE_URL)",
+        metavar="URL",
+    )
+    both(
+        "--model-api-key-env",
+        "visioneval_model_api_key_env",
+        "environment variable holding the API key (default OPENAI_API_KEY)",
+        metavar="VAR",
+    )
+    both(
+        "--model-api",
+        "visioneval_model_api",
+        "API for text/HTML tasks: chat (default) or responses",
+        choices=("chat", "responses"),
+    )
+    both(
+        "--model-timeout", "visioneval_model_timeout", "seconds before one API request times out (default 120)", metavar="SECONDS"
+    )
+    both(
+        "--model-max-retries",
+        "visioneval_model_max_retries",
+        "retries of a failed API request, with backoff (default 2)",
+        metavar="N",
+    )
+    both(
+        "--eval-output-dir",
+        "visioneval_output_dir",
+        "where model outputs are kept (default .visioneval under the rootdir)",
+        metavar="DIR",
+    )
+    both(
+        "--eval-run-id", "visioneval_run_id", "name of this run's output folder (default: UTC time + random suffix)", metavar="ID"
+    )
+    both(
+        "--eval-results",
+        "visioneval_results",
+        "write the results JSON (every case, score, reason, artifact) to PATH",
+        metavar="PATH",
+    )
     both(
         "--eval-fail-under",
         "visioneval_fail_under",
@@ -150,10 +191,16 @@ def _build(config: pytest.Config) -> Settings:
     )
     if model_settings.openai_api not in ("chat", "responses"):
         raise ConfigError(f"visioneval_model_api must be chat or responses, got {model_settings.openai_api!r}")
+    model = str(_value(config, "visioneval_model") or DEFAULT_MODEL)
+    provider = model.partition(":")[0]
+    if provider not in available_providers():
+        raise ConfigError(
+            f"unknown model provider {provider!r} in --model={model!r}; available: {', '.join(available_providers())}"
+        )
     params = dict(parse_param(p) for p in (_value(config, "visioneval_model_params") or []))
     thresholds = tuple(parse_threshold(t) for t in (_value(config, "visioneval_fail_under") or []))
     return Settings(
-        model=str(_value(config, "visioneval_model") or DEFAULT_MODEL),
+        model=model,
         model_params=params,
         model_settings=model_settings,
         output_dir=_path(config, "visioneval_output_dir", root) or (root / ".visioneval"),

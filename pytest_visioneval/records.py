@@ -26,10 +26,11 @@ def record_for(item: pytest.Item) -> dict[str, Any]:
     For a plain Python test the suite defaults to its module's file name.
     """
     for name, value in item.user_properties:
-        if name == PROPERTY:
+        if name == PROPERTY and isinstance(value, dict):
             return value
     case = getattr(item, "case", None)
-    if case is not None:
+    suite_spec = getattr(item, "suite", None)
+    if case is not None and suite_spec is not None:
         identity: dict[str, Any] = {
             "uid": case.uid,
             "suite": case.suite,
@@ -38,7 +39,7 @@ def record_for(item: pytest.Item) -> dict[str, Any]:
             "task": case.task,
             "tags": list(case.tags),
             "source": f"{display_path(case.source, item.config.rootpath)}:{case.line}",
-            "thresholds": [threshold_entry(t) for t in getattr(item, "suite").thresholds],
+            "thresholds": [threshold_entry(t) for t in suite_spec.thresholds],
         }
     else:
         suite = Path(str(item.path)).stem

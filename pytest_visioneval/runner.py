@@ -6,8 +6,9 @@ Plain functions over plain data; the pytest side (fixtures, items) only calls
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import Any
 
 from .artifacts import Artifact, ArtifactStore
 from .cases.spec import CaseSpec

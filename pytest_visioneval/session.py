@@ -150,8 +150,18 @@ def _identity_from_nodeid(nodeid: str, globs: tuple[str, ...]) -> dict[str, Any]
         return None
     suite, _, case_id = name.partition("/")
     return {
-        "uid": name, "suite": suite, "case_id": case_id, "protocol": "unknown", "task": "unknown",
-        "tags": [], "source": path, "thresholds": [], "gates": [], "metrics": [], "artifacts": [], "error": None,
+        "uid": name,
+        "suite": suite,
+        "case_id": case_id,
+        "protocol": "unknown",
+        "task": "unknown",
+        "tags": [],
+        "source": path,
+        "thresholds": [],
+        "gates": [],
+        "metrics": [],
+        "artifacts": [],
+        "error": None,
     }
 
 

@@ -18,9 +18,7 @@ class Verdict:
         return [t for t in self.thresholds if not t.passed]
 
 
-def decide(
-    pytest_status: int, thresholds: list[ThresholdResult], counts: dict[str, int], collection_errors: int = 0
-) -> Verdict:
+def decide(pytest_status: int, thresholds: list[ThresholdResult], counts: dict[str, int], collection_errors: int = 0) -> Verdict:
     """Combine pytest's own status with the thresholds.
 
     A missed threshold turns a green pytest run red (status 1) even when

@@ -9,8 +9,6 @@ from typing import Any
 import pytest
 from PIL import Image, ImageDraw
 
-
-
 # Every plugin test runs once in-process without xdist and once with two workers.
 XDIST_MODES = {"n0": [], "n2": ["-n", "2"]}
 
@@ -79,4 +77,3 @@ def demo_suite(pytester: pytest.Pytester) -> Path:
     draw_png(root / "refs" / "third.png", color=(30, 30, 200))
     (root / "demo.eval.yaml").write_text(SUITE_YAML)
     return root
-

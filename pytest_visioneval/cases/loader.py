@@ -87,9 +87,7 @@ def _index(node: yaml.Node, prefix: PathKey, lines: dict[PathKey, int], path: Pa
                 continue
             here = prefix + (key,)
             if key in seen:
-                raise CaseFileError(
-                    path, "duplicate key", line=key_node.start_mark.line + 1, field=format_field(here)
-                )
+                raise CaseFileError(path, "duplicate key", line=key_node.start_mark.line + 1, field=format_field(here))
             seen.add(key)
             lines[here] = key_node.start_mark.line + 1
             _index(value_node, here, lines, path)

@@ -5,9 +5,10 @@ Everything downstream (models, graders, reports) takes these, never raw YAML.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 TASKS = ("image_generation", "image_editing", "html_generation")
 DEFAULT_PROTOCOL = "generic"

@@ -10,8 +10,9 @@ the same name replaces the default one in place.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 import jsonschema
 

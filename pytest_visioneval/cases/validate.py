@@ -56,7 +56,8 @@ def _describe(err: jsonschema.ValidationError, loaded: LoadedYaml) -> tuple[int 
     where: PathKey = tuple(err.absolute_path)
     message = err.message
     if err.validator == "additionalProperties" and isinstance(err.instance, dict):
-        allowed = set(err.schema.get("properties", {}))
+        schema = err.schema if isinstance(err.schema, dict) else {}
+        allowed = set(schema.get("properties", {}))
         unknown = sorted(str(k) for k in err.instance if k not in allowed)
         if unknown:
             where = where + (unknown[0],)

@@ -9,8 +9,9 @@ grader's configured name (``image.decodes``, ``similarity.score``).
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Mapping, Protocol, Sequence
+from typing import Any, ClassVar, Protocol
 
 from ..artifacts import Artifact
 from ..cases.spec import CaseSpec

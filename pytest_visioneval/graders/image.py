@@ -13,7 +13,8 @@ Gates (each only when it applies or is configured):
 
 from __future__ import annotations
 
-from typing import Any, ClassVar, Mapping, Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any, ClassVar
 
 import numpy as np
 from PIL import Image

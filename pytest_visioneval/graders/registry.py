@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from functools import lru_cache
 from importlib.metadata import entry_points
-from typing import Any, Mapping
+from typing import Any
 
 from ..errors import GraderError
 from .base import Grader
@@ -13,11 +14,11 @@ from .similarity import SimilarityGrader
 
 ENTRY_POINT_GROUP = "pytest_visioneval.graders"
 
-BUILTIN_GRADERS: dict[str, type] = {"image": ImageGrader, "similarity": SimilarityGrader}
+BUILTIN_GRADERS: dict[str, type[Grader]] = {"image": ImageGrader, "similarity": SimilarityGrader}
 
 
 @lru_cache(maxsize=1)
-def grader_types() -> dict[str, type]:
+def grader_types() -> dict[str, type[Grader]]:
     """All grader types, built-ins first; a plugin cannot shadow a built-in."""
     types = dict(BUILTIN_GRADERS)
     for ep in entry_points(group=ENTRY_POINT_GROUP):

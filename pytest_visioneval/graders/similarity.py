@@ -12,7 +12,8 @@ is not a perceptual measure (a one-pixel shift of a fine pattern costs a lot).
 
 from __future__ import annotations
 
-from typing import Any, ClassVar, Mapping, Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any, ClassVar
 
 import numpy as np
 from PIL import Image

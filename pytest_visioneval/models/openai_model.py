@@ -16,9 +16,10 @@ from __future__ import annotations
 import base64
 import inspect
 import os
-from functools import lru_cache
+from collections.abc import Callable, Mapping
+from functools import cache
 from pathlib import Path
-from typing import Any, Callable, Mapping
+from typing import Any
 
 import openai
 
@@ -38,7 +39,7 @@ class OpenAIModel:
         self.name = f"openai:{model}"
 
     @classmethod
-    def from_argument(cls, argument: str, settings: ModelSettings) -> "OpenAIModel":
+    def from_argument(cls, argument: str, settings: ModelSettings) -> OpenAIModel:
         if not argument:
             raise ModelError("name the model: --model=openai:MODEL (e.g. openai:gpt-image-1)")
         key = os.environ.get(settings.api_key_env)
@@ -85,9 +86,7 @@ class OpenAIModel:
         kwargs = _split_params(call, params)
         if case.mask is not None:
             kwargs["mask"] = _file(case.mask)
-        response = call(
-            model=self.model, prompt=case.prompt or "", image=images[0] if len(images) == 1 else images, **kwargs
-        )
+        response = call(model=self.model, prompt=case.prompt or "", image=images[0] if len(images) == 1 else images, **kwargs)
         return ModelOutput(self._images_from(response), params=dict(params), usage=_usage(response))
 
     def _images_from(self, response: Any) -> tuple[Artifact, ...]:
@@ -123,7 +122,8 @@ class OpenAIModel:
             call = self.client.chat.completions.create
             content = [{"type": "text", "text": case.prompt or ""}]
             content += [{"type": "image_url", "image_url": {"url": url}} for url in images]
-            response = call(model=self.model, messages=[{"role": "user", "content": content}], **_split_params(call, params))
+            messages: list[Any] = [{"role": "user", "content": content}]
+            response = call(model=self.model, messages=messages, **_split_params(call, params))
             if not response.choices:
                 raise ModelError(f"{self.name} returned no choices")
             text = response.choices[0].message.content
@@ -132,7 +132,7 @@ class OpenAIModel:
         return ModelOutput((Artifact("reply.md", text.encode("utf-8")),), params=dict(params), usage=_usage(response))
 
 
-@lru_cache(maxsize=None)
+@cache
 def _accepted(call: Callable[..., Any]) -> frozenset[str]:
     return frozenset(inspect.signature(call).parameters)
 

@@ -6,7 +6,8 @@ grade, report) runs offline, and it shows what a correct output scores.
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 from ..artifacts import Artifact, ModelOutput
 from ..cases.spec import CaseSpec
@@ -18,7 +19,7 @@ class ReferenceModel:
     name = "reference"
 
     @classmethod
-    def from_argument(cls, argument: str, settings: ModelSettings) -> "ReferenceModel":
+    def from_argument(cls, argument: str, settings: ModelSettings) -> ReferenceModel:
         if argument:
             raise ModelError(f"the reference model takes no argument (got 'reference:{argument}')")
         return cls()

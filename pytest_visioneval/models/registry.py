@@ -53,8 +53,7 @@ def create_model(spec: str, settings: ModelSettings) -> Model:
         matches = [ep for ep in entry_points(group=ENTRY_POINT_GROUP) if ep.name == provider]
         if not matches:
             raise UnknownModelError(
-                f"unknown model provider {provider!r} in --model={spec!r}; "
-                f"available: {', '.join(available_providers())}"
+                f"unknown model provider {provider!r} in --model={spec!r}; available: {', '.join(available_providers())}"
             )
         try:
             factory = matches[0].load()

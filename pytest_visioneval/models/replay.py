@@ -10,8 +10,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 from ..artifacts import PROVENANCE_FILE, Artifact, ModelOutput
 from ..cases.spec import CaseSpec
@@ -25,7 +26,7 @@ class ReplayModel:
         self.name = name
 
     @classmethod
-    def from_argument(cls, argument: str, settings: ModelSettings) -> "ReplayModel":
+    def from_argument(cls, argument: str, settings: ModelSettings) -> ReplayModel:
         if not argument:
             raise ModelError("replay needs a folder: --model=replay:PATH")
         root = Path(argument).expanduser()
@@ -36,7 +37,9 @@ class ReplayModel:
     def generate(self, case: CaseSpec, params: Mapping[str, Any]) -> ModelOutput:
         folder = self.root / case.suite / case.id
         if folder.is_dir():
-            files = sorted(p for p in folder.iterdir() if p.is_file() and p.name != PROVENANCE_FILE and not p.name.startswith("."))
+            files = sorted(
+                p for p in folder.iterdir() if p.is_file() and p.name != PROVENANCE_FILE and not p.name.startswith(".")
+            )
             if not files:
                 raise ModelError(f"replay folder {folder} holds no output files for {case.uid}")
         else:

@@ -37,7 +37,7 @@ def _iso(ts: float) -> str:
     return datetime.fromtimestamp(ts, timezone.utc).isoformat(timespec="seconds")
 
 
-def build(session: "EvalSession", records: list[dict[str, Any]]) -> dict[str, Any]:
+def build(session: EvalSession, records: list[dict[str, Any]]) -> dict[str, Any]:
     assert session.aggregates is not None and session.verdict is not None
     settings = session.settings
     return {

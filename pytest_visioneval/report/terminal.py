@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
-from typing import Any, Mapping, Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 from ..verdict import Verdict
 
+Row = tuple[str, ...]
 
-def table(rows: Sequence[Sequence[str]], indent: str = "  ") -> list[str]:
+
+def table(rows: Sequence[Row], indent: str = "  ") -> list[str]:
     """Left-aligned columns, first row is the header."""
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
-    return [indent + "  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip() for row in rows]
+    return [indent + "  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip() for row in rows]
 
 
 def _pct(value: float | None) -> str:
@@ -18,7 +21,12 @@ def _pct(value: float | None) -> str:
 
 
 def counts_line(summary: Mapping[str, Any]) -> str:
-    parts = [f"{summary['cases']} cases", f"{summary['passed']} passed", f"{summary['failed']} failed", f"{summary['errors']} errors"]
+    parts = [
+        f"{summary['cases']} cases",
+        f"{summary['passed']} passed",
+        f"{summary['failed']} failed",
+        f"{summary['errors']} errors",
+    ]
     parts += [f"{summary[k]} {k}" for k in ("skipped", "xfailed", "xpassed") if summary[k]]
     return ", ".join(parts) + f"; pass rate {_pct(summary['pass_rate'])}"
 
@@ -26,7 +34,7 @@ def counts_line(summary: Mapping[str, Any]) -> str:
 def group_lines(title: str, summary: Mapping[str, Any], detailed: bool, indent: str = "") -> list[str]:
     lines = [f"{indent}{title}: {counts_line(summary)}"]
     if detailed and summary["gates"]:
-        rows = [("gate", "passed", "pass rate")]
+        rows: list[Row] = [("gate", "passed", "pass rate")]
         rows += [(name, f"{g['passed']}/{g['evaluated']}", _pct(g["pass_rate"])) for name, g in summary["gates"].items()]
         lines += table(rows)
     if summary["metrics"]:
@@ -38,7 +46,9 @@ def group_lines(title: str, summary: Mapping[str, Any], detailed: bool, indent: 
             ]
             lines += table(rows)
         else:
-            lines.append(indent + "    " + ", ".join(f"{name} {m['mean']:.4f}±{m['std']:.4f}" for name, m in summary["metrics"].items()))
+            lines.append(
+                indent + "    " + ", ".join(f"{name} {m['mean']:.4f}±{m['std']:.4f}" for name, m in summary["metrics"].items())
+            )
     return lines
 
 

@@ -16,9 +16,10 @@ import json
 import threading
 import time
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any, Callable
+from typing import Any
 
 from PIL import Image, ImageDraw
 
@@ -71,10 +72,10 @@ class FakeOpenAIServer:
     # -- lifecycle ---------------------------------------------------------
     @property
     def base_url(self) -> str:
-        host, port = self._server.server_address[:2]
-        return f"http://{host}:{port}/v1"
+        address = self._server.server_address
+        return f"http://127.0.0.1:{address[1]}/v1"
 
-    def __enter__(self) -> "FakeOpenAIServer":
+    def __enter__(self) -> FakeOpenAIServer:
         self._thread.start()
         return self
 
@@ -112,16 +113,18 @@ class FakeOpenAIServer:
                 return 200, {"created": now, "data": [{"url": "http://127.0.0.1:9/never-fetched.png"}]}
             n = int((request.json or {}).get("n") or 1)
             item = {"b64_json": base64.b64encode(data).decode()}
-            return 200, {"created": now, "data": [item] * n, "usage": {"input_tokens": 10, "output_tokens": 100, "total_tokens": 110}}
+            return 200, {
+                "created": now,
+                "data": [item] * n,
+                "usage": {"input_tokens": 10, "output_tokens": 100, "total_tokens": 110},
+            }
         if request.path.endswith("/chat/completions"):
             return 200, {
                 "id": "chatcmpl-local",
                 "object": "chat.completion",
                 "created": now,
                 "model": (request.json or {}).get("model", "local"),
-                "choices": [
-                    {"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": self.text_reply}}
-                ],
+                "choices": [{"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": self.text_reply}}],
                 "usage": {"prompt_tokens": 12, "completion_tokens": 34, "total_tokens": 46},
             }
         if request.path.endswith("/responses"):
@@ -143,8 +146,13 @@ class FakeOpenAIServer:
                 "parallel_tool_calls": False,
                 "tool_choice": "auto",
                 "tools": [],
-                "usage": {"input_tokens": 12, "output_tokens": 34, "total_tokens": 46,
-                          "input_tokens_details": {"cached_tokens": 0}, "output_tokens_details": {"reasoning_tokens": 0}},
+                "usage": {
+                    "input_tokens": 12,
+                    "output_tokens": 34,
+                    "total_tokens": 46,
+                    "input_tokens_details": {"cached_tokens": 0},
+                    "output_tokens_details": {"reasoning_tokens": 0},
+                },
             }
         return 404, {"error": {"message": f"no route {request.path}", "type": "not_found"}}
 
@@ -199,6 +207,8 @@ def _parse_multipart(content_type: str, body: bytes) -> dict[str, list[tuple[str
     fields: dict[str, list[tuple[str | None, bytes]]] = {}
     for part in message.iter_parts():
         name = part.get_param("name", header="content-disposition")
-        payload = part.get_payload(decode=True) or b""
+        payload = part.get_payload(decode=True)
+        if not isinstance(payload, bytes):
+            payload = b""
         fields.setdefault(str(name), []).append((part.get_filename(), payload))
     return fields

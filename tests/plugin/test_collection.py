@@ -127,7 +127,9 @@ def test_exitfirst_and_last_failed(pytester: pytest.Pytester, demo_suite: Path) 
     assert "demo/second" not in again.stdout.str()
 
 
-def test_junitxml_carries_metrics_and_tells_errors_from_failures(pytester: pytest.Pytester, demo_suite: Path, xdist_args: list[str]) -> None:
+def test_junitxml_carries_metrics_and_tells_errors_from_failures(
+    pytester: pytest.Pytester, demo_suite: Path, xdist_args: list[str]
+) -> None:
     replay = _failing_replay(pytester.path)
     (replay / "demo" / "third.png").unlink()  # missing output -> error of that case
     result = pytester.runpytest("cases", f"--model=replay:{replay}", "--junitxml=report.xml", *xdist_args)

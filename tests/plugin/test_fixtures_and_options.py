@@ -12,7 +12,14 @@ from tests.conftest import draw_png, read_json
 def test_fixtures_are_listed_with_docstrings(pytester: pytest.Pytester) -> None:
     result = pytester.runpytest("--fixtures")
     text = result.stdout.str()
-    for name in ("record_metric", "visioneval_case", "visioneval_evaluation", "visioneval_model", "visioneval_settings", "visioneval_store"):
+    for name in (
+        "record_metric",
+        "visioneval_case",
+        "visioneval_evaluation",
+        "visioneval_model",
+        "visioneval_settings",
+        "visioneval_store",
+    ):
         assert f"{name} " in text or f"{name} [" in text, name
     assert "Record a metric for the current test" in text
     assert "Run the model on the current case" in text
@@ -60,8 +67,6 @@ def test_settings_from_the_ini_file(pytester: pytest.Pytester, demo_suite: Path,
 
 def test_case_file_pattern_is_configurable(pytester: pytest.Pytester, demo_suite: Path) -> None:
     (demo_suite / "demo.eval.yaml").rename(demo_suite / "demo.vision.yml")
-    pytester.makeini(
-        "[pytest]\nfilterwarnings = ignore::pytest.PytestAssertRewriteWarning\nvisioneval_files = *.vision.yml\n"
-    )
+    pytester.makeini("[pytest]\nfilterwarnings = ignore::pytest.PytestAssertRewriteWarning\nvisioneval_files = *.vision.yml\n")
     result = pytester.runpytest("cases", "--collect-only", "-q")
     result.stdout.fnmatch_lines(["cases/demo.vision.yml::demo/first"])

@@ -10,7 +10,7 @@ import pytest
 
 from tests.conftest import read_json
 
-PROVIDER = '''
+PROVIDER = """
 import io, os
 from PIL import Image
 from pytest_visioneval.artifacts import Artifact, ModelOutput
@@ -29,7 +29,7 @@ class SolidModel:
 
 def make(argument, settings):
     return SolidModel(f"solid:{argument}", argument or "red")
-'''
+"""
 
 
 @pytest.fixture

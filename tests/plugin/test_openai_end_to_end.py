@@ -83,12 +83,19 @@ def test_api_failure_is_retried_then_reported_as_an_error(
     monkeypatch.setenv("OPENAI_API_KEY", SECRET)
     with FakeOpenAIServer() as server:
         server.fail_next(2, status=503, retry_after="0")  # the first case's request and its first retry
-        ok = pytester.runpytest("cases", "--model=openai:gpt-image-1", f"--model-base-url={server.base_url}", "-k", "generate-one")
+        ok = pytester.runpytest(
+            "cases", "--model=openai:gpt-image-1", f"--model-base-url={server.base_url}", "-k", "generate-one"
+        )
         ok.assert_outcomes(passed=1)
         assert len(server.requests) == 3
         server.fail_next(10, status=500, retry_after="0")
         bad = pytester.runpytest(
-            "cases", "--model=openai:gpt-image-1", f"--model-base-url={server.base_url}", "--model-max-retries=1", "-k", "generate-two"
+            "cases",
+            "--model=openai:gpt-image-1",
+            f"--model-base-url={server.base_url}",
+            "--model-max-retries=1",
+            "-k",
+            "generate-two",
         )
     bad.assert_outcomes(errors=1)
     assert "ModelError: openai:gpt-image-1: HTTP 500 from the API after retries" in bad.stdout.str()

@@ -20,7 +20,9 @@ def _imperfect_outputs(root: Path) -> Path:
     return root / "outputs"
 
 
-def test_results_json_follows_its_schema_and_lists_every_case(pytester: pytest.Pytester, demo_suite: Path, xdist_args: list[str]) -> None:
+def test_results_json_follows_its_schema_and_lists_every_case(
+    pytester: pytest.Pytester, demo_suite: Path, xdist_args: list[str]
+) -> None:
     _imperfect_outputs(pytester.path)
     (pytester.path / "outputs" / "demo" / "third.png").unlink()
     result = pytester.runpytest("cases", "--model=replay:outputs", "--eval-results=results.json", *xdist_args)
@@ -71,7 +73,9 @@ def test_cli_threshold_missed_fails_the_run_although_every_test_passed(
 
 
 def test_threshold_met_keeps_exit_status_zero(pytester: pytest.Pytester, demo_suite: Path, xdist_args: list[str]) -> None:
-    result = pytester.runpytest("cases", "--eval-fail-under=*.similarity.score=0.99", "--eval-fail-under=demo.image.size=1", *xdist_args)
+    result = pytester.runpytest(
+        "cases", "--eval-fail-under=*.similarity.score=0.99", "--eval-fail-under=demo.image.size=1", *xdist_args
+    )
     result.assert_outcomes(passed=3)
     assert result.ret == pytest.ExitCode.OK
     result.stdout.fnmatch_lines(["*PASS demo.similarity.score: mean 1 >= 0.99*", "*PASS demo.image.size: pass rate 1 >= 1*"])
@@ -90,7 +94,9 @@ def test_case_file_threshold_is_enforced(pytester: pytest.Pytester, demo_suite: 
 def test_threshold_on_unknown_metric_fails_instead_of_passing(pytester: pytest.Pytester, demo_suite: Path) -> None:
     result = pytester.runpytest("cases", "--eval-fail-under=demo.similarity.scroe=0.5")
     assert result.ret == pytest.ExitCode.TESTS_FAILED
-    result.stdout.fnmatch_lines(["*FAIL demo.similarity.scroe: no case recorded this metric or gate (known: similarity.score, image.decodes*"])
+    result.stdout.fnmatch_lines(
+        ["*FAIL demo.similarity.scroe: no case recorded this metric or gate (known: similarity.score, image.decodes*"]
+    )
 
 
 def test_errors_make_thresholds_unconfirmed(pytester: pytest.Pytester, demo_suite: Path) -> None:

@@ -50,11 +50,18 @@ def test_model_failure_is_an_error_not_a_failure(pytester: pytest.Pytester, demo
     result.stdout.fnmatch_lines(["*demo: 3 cases, 1 passed, 1 failed, 1 errors; pass rate 33.3%*"])
 
 
-def test_unknown_model_makes_every_case_an_error(pytester: pytest.Pytester, demo_suite: Path, xdist_args: list[str]) -> None:
+def test_unknown_model_is_a_usage_error(pytester: pytest.Pytester, demo_suite: Path, xdist_args: list[str]) -> None:
     result = pytester.runpytest("cases", "--model=nosuch:thing", *xdist_args)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*unknown model provider 'nosuch'*available: openai, reference, replay*"])
+
+
+def test_model_that_cannot_be_built_makes_every_case_an_error(
+    pytester: pytest.Pytester, demo_suite: Path, xdist_args: list[str]
+) -> None:
+    result = pytester.runpytest("cases", "--model=replay:no/such/folder", *xdist_args)
     result.assert_outcomes(errors=3)
-    assert "unknown model provider 'nosuch'" in result.stdout.str()
-    assert "available: openai, reference, replay" in result.stdout.str()
+    assert "ModelError: replay folder not found: no/such/folder" in result.stdout.str()
 
 
 def test_grader_that_cannot_apply_is_a_collection_error(pytester: pytest.Pytester) -> None:
@@ -72,7 +79,8 @@ def test_skip_and_xfail_fields(pytester: pytest.Pytester, demo_suite: Path, xdis
     text = text.replace("    reference: refs/first.png\n", "    reference: refs/first.png\n    skip: not ready\n")
     text = text.replace(
         "    reference: refs/third.png\n",
-        "    reference: refs/third.png\n    xfail: known colour drift\n    graders:\n      - use: image\n        options: {width: 10}\n",
+        "    reference: refs/third.png\n    xfail: known colour drift\n"
+        "    graders:\n      - use: image\n        options: {width: 10}\n",
     )
     (demo_suite / "demo.eval.yaml").write_text(text)
     result = pytester.runpytest("cases", "-rsx", *xdist_args)
@@ -104,7 +112,9 @@ def test_record_metric_from_a_plain_python_test(pytester: pytest.Pytester, xdist
 
 
 def test_model_params_from_cli_override_case_params(pytester: pytest.Pytester, demo_suite: Path) -> None:
-    result = pytester.runpytest("cases", "--eval-output-dir=out", "--eval-run-id=r", "--model-param=quality=high", "--model-param", "n=2")
+    result = pytester.runpytest(
+        "cases", "--eval-output-dir=out", "--eval-run-id=r", "--model-param=quality=high", "--model-param", "n=2"
+    )
     result.assert_outcomes(passed=3)
     provenance = read_json(pytester.path / "out" / "r" / "reference" / "demo" / "first" / "provenance.json")
     assert provenance["params"] == {"quality": "high", "n": 2}

@@ -10,9 +10,9 @@ from typing import Any
 import numpy as np
 import pytest
 
+from pytest_visioneval.cases.spec import Threshold
 from pytest_visioneval.errors import MetricError
 from pytest_visioneval.records import gate_entry, metric_entry, threshold_entry
-from pytest_visioneval.cases.spec import Threshold
 
 
 def test_metric_entry_shape() -> None:

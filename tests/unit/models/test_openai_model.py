@@ -5,8 +5,8 @@ from __future__ import annotations
 import base64
 import io
 import socket
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Callable, Iterator
 
 import pytest
 from PIL import Image

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 import pytest
 
-from pytest_visioneval.artifacts import ArtifactStore, ModelOutput, Artifact
+from pytest_visioneval.artifacts import Artifact, ArtifactStore, ModelOutput
 from pytest_visioneval.cases.spec import CaseSpec
 from pytest_visioneval.errors import ModelError
 from pytest_visioneval.models import ModelSettings
