@@ -19,8 +19,11 @@ from pathlib import Path
 from typing import Any
 
 from . import __version__
+from .errors import ModelError
 
 PROVENANCE_FILE = "provenance.json"
+# A plain file name: no folders, no "..", not hidden, not our own provenance record.
+_SAFE_NAME = re.compile(r"^(?!provenance\.json$)[A-Za-z0-9_][A-Za-z0-9_.-]{0,200}$")
 
 _MIME_BY_SUFFIX = {
     ".png": "image/png",
@@ -42,7 +45,9 @@ def mime_for(name: str) -> str:
 
 
 def kind_for(mime: str) -> str:
-    """The coarse kind graders select on: ``image``, ``html`` or ``text``."""
+    """The coarse kind graders select on: ``image`` (raster), ``svg``, ``html`` or ``text``."""
+    if mime == "image/svg+xml":
+        return "svg"  # vector: it has to be rendered before pixel graders can look at it
     if mime.startswith("image/"):
         return "image"
     if mime == "text/html":
@@ -86,6 +91,12 @@ def slug(text: str) -> str:
     return re.sub(r"[^A-Za-z0-9_.-]+", "_", text).strip("._") or "model"
 
 
+def _umask() -> int:
+    current = os.umask(0)
+    os.umask(current)
+    return current
+
+
 def write_atomic(path: Path, data: bytes) -> None:
     """Write via a temporary file and rename, so readers never see half a file."""
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -93,6 +104,8 @@ def write_atomic(path: Path, data: bytes) -> None:
     try:
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
+        # mkstemp creates 0600 files; give outputs the permissions a plain open() would.
+        os.chmod(tmp, 0o666 & ~_umask())
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
@@ -114,6 +127,8 @@ class ArtifactStore:
         folder = self.case_dir(model, suite, case_id)
         saved = []
         for artifact in output.artifacts:
+            if not _SAFE_NAME.match(artifact.name):
+                raise ModelError(f"{model} returned an artifact with an unsafe file name: {artifact.name!r}")
             target = folder / artifact.name
             write_atomic(target, artifact.data)
             saved.append(Artifact(artifact.name, artifact.data, artifact.mime, target))

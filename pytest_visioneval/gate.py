@@ -63,21 +63,21 @@ def check(threshold: Threshold, suite_summary: Mapping[str, Any] | None) -> Thre
             threshold,
             observed,
             False,
-            f"{label}: {errors} case(s) errored, so the {what} ({observed:.4g}) over the others cannot confirm it",
+            f"{label}: {errors} case(s) errored, so the {what} ({observed:.6g}) over the others cannot confirm it",
         )
     if threshold.min is not None and observed < threshold.min:
         return ThresholdResult(
             threshold,
             observed,
             False,
-            f"{label}: {what} {observed:.4g} < {threshold.min:g} (short by {threshold.min - observed:.4g})",
+            f"{label}: {what} {observed:.6g} < {threshold.min:g} (short by {threshold.min - observed:.3g})",
         )
     if threshold.max is not None and observed > threshold.max:
         return ThresholdResult(
             threshold,
             observed,
             False,
-            f"{label}: {what} {observed:.4g} > {threshold.max:g} (over by {observed - threshold.max:.4g})",
+            f"{label}: {what} {observed:.6g} > {threshold.max:g} (over by {observed - threshold.max:.3g})",
         )
     bound = " and ".join(
         b
@@ -87,7 +87,7 @@ def check(threshold: Threshold, suite_summary: Mapping[str, Any] | None) -> Thre
         )
         if b
     )
-    return ThresholdResult(threshold, observed, True, f"{label}: {what} {observed:.4g} {bound}")
+    return ThresholdResult(threshold, observed, True, f"{label}: {what} {observed:.6g} {bound}")
 
 
 def evaluate(

@@ -63,8 +63,14 @@ class CaseFile(pytest.Module):
     def collect(self) -> Iterator[pytest.Item]:
         suite = load_suite(self.path, option_schemas(), self.config.rootpath)
         self._check(suite)
+        fixtureinfo = None
         for case in suite.cases:
-            yield CaseItem.from_parent(self, name=case.uid, callobj=run_case, case=case, suite=suite)
+            item = CaseItem.from_parent(self, name=case.uid, callobj=run_case, case=case, suite=suite, fixtureinfo=fixtureinfo)
+            # Every case of a file runs the same function under the same parent, so its
+            # fixture closure is the same: resolve it once per file, as pytest does for
+            # the calls of a parametrized test (it is most of the cost of making an item).
+            fixtureinfo = getattr(item, "_fixtureinfo", None)
+            yield item
 
     def _check(self, suite: SuiteSpec) -> None:
         seen = self.config.stash.setdefault(_seen_uids_key, {})

@@ -6,6 +6,7 @@ the command line wins. The settings object lives in ``config.stash``.
 
 from __future__ import annotations
 
+import math
 import os
 import re
 from collections.abc import Mapping
@@ -165,6 +166,8 @@ def parse_threshold(text: str, source: str = "--eval-fail-under") -> Threshold:
         value = float(match["value"])
     except ValueError:
         raise ConfigError(f"{source}: {match['value']!r} is not a number (in {text!r})") from None
+    if not math.isfinite(value):
+        raise ConfigError(f"{source}: the bound must be a finite number (in {text!r})")
     return Threshold(match["suite"], match["metric"], min=value, source=source)
 
 
@@ -172,11 +175,27 @@ def parse_param(text: str) -> tuple[str, Any]:
     key, sep, raw = text.partition("=")
     if not sep or not key.strip():
         raise ConfigError(f"--model-param expects KEY=VALUE, got {text!r}")
+    return key.strip(), _param_value(raw)
+
+
+def _param_value(raw: str) -> Any:
+    """Numbers, booleans and explicit [lists]/{maps} are read as YAML; anything else stays a string.
+
+    So ``n=2`` is an int and ``sizes=[1, 2]`` a list, while ``background=#ffffff``
+    (a YAML comment) or ``note=a: b`` (a YAML mapping) keep the text as typed.
+    """
+    text = raw.strip()
+    if not text:
+        return ""
     try:
-        value = yaml.safe_load(raw) if raw.strip() else ""
+        value = yaml.safe_load(text)
     except yaml.YAMLError:
-        value = raw
-    return key.strip(), value
+        return raw
+    if value is None:
+        return None if text in ("null", "~", "Null", "NULL") else raw
+    if isinstance(value, (list, dict)):
+        return value if text[0] in "[{" else raw
+    return value
 
 
 def _build(config: pytest.Config) -> Settings:

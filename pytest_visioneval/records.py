@@ -7,10 +7,13 @@ crash it). The controller reads it once, from the teardown report.
 
 from __future__ import annotations
 
+import decimal
 import math
+import numbers
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 
 from .cases.spec import Threshold
@@ -68,12 +71,11 @@ def metric_entry(name: str, value: Any, reason: str = "", higher_is_better: bool
     """Check and normalise one metric; raise :class:`MetricError` if it is not a finite number."""
     if not isinstance(name, str) or not name:
         raise MetricError(f"metric name must be a non-empty string, got {name!r}")
-    if isinstance(value, bool):
-        value = int(value)
-    try:
-        number = float(value)
-    except (TypeError, ValueError):
-        raise MetricError(f"metric {name!r} must be a number, got {value!r}") from None
+    # numbers.Real covers int, float, bool and numpy's number scalars (np.bool_ is apart); a string that
+    # happens to parse as a number is a caller's mistake, not a metric.
+    if not isinstance(value, (numbers.Real, decimal.Decimal, np.bool_)):
+        raise MetricError(f"metric {name!r} must be a number, got {value!r}")
+    number = float(value)
     if not math.isfinite(number):
         raise MetricError(f"metric {name!r} must be finite, got {value!r}")
     return {"name": name, "value": number, "reason": str(reason), "higher_is_better": bool(higher_is_better)}

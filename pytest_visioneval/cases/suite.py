@@ -9,6 +9,7 @@ the same name replaces the default one in place.
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Mapping
 from pathlib import Path
@@ -26,6 +27,17 @@ CASE_FILE_SUFFIXES = (".eval.yaml", ".eval.yml")
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]*$")
 _PATH_FIELDS = ("mask", "reference")
 _SCALAR_FIELDS = ("task", "prompt", "criteria", "description", "skip", "xfail")
+
+
+_options_validators: dict[int, Any] = {}
+
+
+def _options_validator(schema: Mapping[str, Any]) -> Any:
+    """One validator per grader options schema (they are class attributes, so ids are stable)."""
+    key = id(schema)
+    if key not in _options_validators:
+        _options_validators[key] = jsonschema.validators.validator_for(schema)(schema)
+    return _options_validators[key]
 
 
 def display_path(path: Path, root: Path | None) -> str:
@@ -120,7 +132,7 @@ class _Builder:
         return resolved
 
     def _graders(self, raw: list[Mapping[str, Any]], where: PathKey) -> list[GraderSpec]:
-        specs = []
+        specs: list[GraderSpec] = []
         for i, g in enumerate(raw):
             here = where + (i,)
             options = g.get("options", {})
@@ -129,11 +141,14 @@ class _Builder:
                     known = ", ".join(sorted(self.schemas))
                     raise self.fail(here + ("use",), f"unknown grader {g['use']!r}; known graders: {known}")
                 self._check_options(options, self.schemas[g["use"]], here + ("options",))
-            specs.append(GraderSpec(use=g["use"], name=g.get("name", g["use"]), gate=g.get("gate", True), options=options))
+            name = g.get("name", g["use"])
+            if any(s.name == name for s in specs):
+                raise self.fail(here, f"two graders here share the name {name!r}; give one a distinct 'name'")
+            specs.append(GraderSpec(use=g["use"], name=name, gate=g.get("gate", True), options=options))
         return specs
 
     def _check_options(self, options: Mapping[str, Any], schema: Mapping[str, Any], where: PathKey) -> None:
-        validator = jsonschema.validators.validator_for(schema)(schema)
+        validator = _options_validator(schema)
         errors = sorted(validator.iter_errors(options), key=lambda e: list(map(str, e.absolute_path)))
         if errors:
             err = errors[0]
@@ -151,10 +166,6 @@ class _Builder:
                 graders[same[0]] = g
             else:
                 graders.append(g)
-        names = [g.name for g in graders]
-        duplicates = sorted({n for n in names if names.count(n) > 1})
-        if duplicates:
-            raise self.fail(where + ("graders",), f"two graders share the name {duplicates[0]!r}; give one a distinct 'name'")
         if merged["task"] is None:
             raise self.fail(where, "'task' is required (in the case or in 'defaults')")
         if merged["task"] in ("image_generation", "html_generation") and not merged["prompt"]:
@@ -177,8 +188,18 @@ class _Builder:
         for metric, bound in self.data.get("thresholds", {}).items():
             line = self.loaded.line_of(("thresholds", metric))
             source = f"{self.display}:{line}"
-            if isinstance(bound, (int, float)):
-                out.append(Threshold(suite, metric, min=float(bound), source=source))
-            else:
-                out.append(Threshold(suite, metric, min=bound.get("min"), max=bound.get("max"), source=source))
+            bounds = {"min": bound} if isinstance(bound, (int, float)) else bound
+            for key, value in bounds.items():
+                if not math.isfinite(value):
+                    raise self.fail(("thresholds", metric), f"threshold {key} must be a finite number, got {value!r}")
+            low, high = bounds.get("min"), bounds.get("max")
+            out.append(
+                Threshold(
+                    suite,
+                    metric,
+                    min=None if low is None else float(low),
+                    max=None if high is None else float(high),
+                    source=source,
+                )
+            )
         return tuple(out)

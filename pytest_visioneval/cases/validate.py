@@ -9,11 +9,13 @@ from __future__ import annotations
 
 import difflib
 import json
+from collections.abc import Callable
 from functools import lru_cache
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
+import fastjsonschema
 import jsonschema
 
 from ..errors import CaseFileError
@@ -33,16 +35,51 @@ def _validator() -> jsonschema.protocols.Validator:
     schema = case_file_schema()
     cls = jsonschema.validators.validator_for(schema)
     cls.check_schema(schema)
-    return cls(schema)
+    # Resolving "$ref"s while validating is a large part of collection time
+    # for big suites; the schema has no recursion, so they are inlined once.
+    return cls(_inline_refs(schema, schema["$defs"]))
+
+
+def _inline_refs(node: Any, defs: dict[str, Any]) -> Any:
+    if isinstance(node, dict):
+        ref = node.get("$ref")
+        if isinstance(ref, str) and ref.startswith("#/$defs/"):
+            target = _inline_refs(defs[ref.removeprefix("#/$defs/")], defs)
+            rest = {k: _inline_refs(v, defs) for k, v in node.items() if k != "$ref"}
+            return {**target, **rest} if rest else target
+        return {k: _inline_refs(v, defs) for k, v in node.items() if k != "$defs"}
+    if isinstance(node, list):
+        return [_inline_refs(v, defs) for v in node]
+    return node
+
+
+@lru_cache(maxsize=1)
+def _fast_check() -> Callable[[Any], Any]:
+    """The same schema compiled to Python by fastjsonschema: ~10x faster.
+
+    Used only to accept valid files quickly; a file it rejects is validated
+    again by jsonschema, whose errors carry the paths that messages need.
+    The schema uses nothing that differs between draft-07 (fastjsonschema's
+    newest) and 2020-12 once its "$ref"s are inlined.
+    """
+    schema = case_file_schema()
+    flat = _inline_refs(schema, schema["$defs"])
+    flat["$schema"] = "http://json-schema.org/draft-07/schema#"
+    return fastjsonschema.compile(flat)
 
 
 def validate_case_file(loaded: LoadedYaml, path: Path) -> None:
     """Raise :class:`CaseFileError` if ``loaded.data`` breaks the schema."""
     if not isinstance(loaded.data, dict):
         raise CaseFileError(path, "a case file must be a mapping with a 'cases' list", line=loaded.line_of(()))
-    problems = [_describe(err, loaded) for err in _validator().iter_errors(loaded.data)]
-    if not problems:
+    try:
+        _fast_check()(loaded.data)
         return
+    except fastjsonschema.JsonSchemaException as exc:
+        fast_message = str(exc)
+    problems = [_describe(err, loaded) for err in _validator().iter_errors(loaded.data)]
+    if not problems:  # the two validators disagree: stay on the safe side
+        raise CaseFileError(path, f"rejected by the case-file schema: {fast_message}")
     problems.sort(key=lambda p: (p[0] or 0, p[1]))
     line, field, message = problems[0]
     error = CaseFileError(path, message, line=line, field=field or None)
@@ -55,9 +92,8 @@ def validate_case_file(loaded: LoadedYaml, path: Path) -> None:
 def _describe(err: jsonschema.ValidationError, loaded: LoadedYaml) -> tuple[int | None, str, str]:
     where: PathKey = tuple(err.absolute_path)
     message = err.message
-    if err.validator == "additionalProperties" and isinstance(err.instance, dict):
-        schema = err.schema if isinstance(err.schema, dict) else {}
-        allowed = set(schema.get("properties", {}))
+    if err.validator == "additionalProperties" and isinstance(err.instance, dict) and isinstance(err.schema, dict):
+        allowed = set(err.schema.get("properties", {}))
         unknown = sorted(str(k) for k in err.instance if k not in allowed)
         if unknown:
             where = where + (unknown[0],)

@@ -10,6 +10,7 @@
 
 from __future__ import annotations
 
+import glob
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -43,7 +44,9 @@ class ReplayModel:
             if not files:
                 raise ModelError(f"replay folder {folder} holds no output files for {case.uid}")
         else:
-            files = sorted(p for p in (self.root / case.suite).glob(f"{case.id}.*") if p.is_file())
+            # stem == id: case "logo" must not pick up "logo.v2.png", the output of case "logo.v2".
+            candidates = (self.root / case.suite).glob(f"{glob.escape(case.id)}.*")
+            files = sorted(p for p in candidates if p.is_file() and p.stem == case.id)
             if not files:
                 raise ModelError(
                     f"no replayed output for {case.uid}: looked for {folder}/ and {self.root / case.suite / case.id}.*"

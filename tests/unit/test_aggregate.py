@@ -63,7 +63,12 @@ def test_counts_and_pass_rate_keep_errors_in_the_denominator() -> None:
     overall = aggregate(RECORDS)["overall"]
     assert overall["cases"] == 7
     assert {k: overall[k] for k in ("passed", "failed", "errors", "skipped", "xfailed", "xpassed")} == {
-        "passed": 2, "failed": 1, "errors": 1, "skipped": 1, "xfailed": 1, "xpassed": 1,
+        "passed": 2,
+        "failed": 1,
+        "errors": 1,
+        "skipped": 1,
+        "xfailed": 1,
+        "xpassed": 1,
     }
     # decided = passed + failed + error + xpassed = 5 (skipped and xfailed are left out);
     # passing = passed + xpassed = 3

@@ -131,13 +131,21 @@ def test_cli_thresholds_of_suites_that_did_not_run_fail(aggregates: dict[str, An
 
 
 def test_file_thresholds_come_first(aggregates: dict[str, Any]) -> None:
-    results = evaluate([Threshold("ui", "sim.score", min=0.1, source="file")], [Threshold("ui", "sim.score", min=0.2, source="cli")], aggregates)
+    results = evaluate(
+        [Threshold("ui", "sim.score", min=0.1, source="file")], [Threshold("ui", "sim.score", min=0.2, source="cli")], aggregates
+    )
     assert [r.threshold.source for r in results] == ["file", "cli"]
 
 
 def test_as_dict() -> None:
     t = Threshold("ui", "m", min=0.5, max=None, source="f:1")
     assert ThresholdResult(t, 0.25, False, "msg").as_dict() == {
-        "suite": "ui", "metric": "m", "min": 0.5, "max": None, "source": "f:1",
-        "observed": 0.25, "passed": False, "message": "msg",
+        "suite": "ui",
+        "metric": "m",
+        "min": 0.5,
+        "max": None,
+        "source": "f:1",
+        "observed": 0.25,
+        "passed": False,
+        "message": "msg",
     }

@@ -19,14 +19,7 @@ def write(tmp_path: Path, text: str, name: str = "suite.eval.yaml") -> Path:
 def test_line_numbers_map_keys_and_sequence_items(tmp_path: Path) -> None:
     path = write(
         tmp_path,
-        "# a comment\n"
-        "suite: demo\n"
-        "cases:\n"
-        "  - id: first\n"
-        "    prompt: hello\n"
-        "    graders:\n"
-        "      - use: image\n"
-        "  - id: second\n",
+        "# a comment\nsuite: demo\ncases:\n  - id: first\n    prompt: hello\n    graders:\n      - use: image\n  - id: second\n",
     )
     loaded = load_yaml(path)
     assert loaded.data == {
@@ -73,11 +66,7 @@ def test_format_field(path: tuple[object, ...], expected: str) -> None:
 def test_duplicate_key_is_an_error_with_its_line_and_field(tmp_path: Path) -> None:
     path = write(
         tmp_path,
-        "cases:\n"
-        "  - id: a\n"
-        "    prompt: first\n"
-        "    task: image_generation\n"
-        "    prompt: second\n",
+        "cases:\n  - id: a\n    prompt: first\n    task: image_generation\n    prompt: second\n",
     )
     with pytest.raises(CaseFileError) as info:
         load_yaml(path)
@@ -104,10 +93,7 @@ def test_merge_keys_are_not_duplicates(tmp_path: Path) -> None:
     loaded = load_yaml(
         write(
             tmp_path,
-            "cases:\n"
-            "  - &base {id: a, task: image_generation, prompt: p}\n"
-            "  - <<: *base\n"
-            "    id: b\n",
+            "cases:\n  - &base {id: a, task: image_generation, prompt: p}\n  - <<: *base\n    id: b\n",
         )
     )
     assert loaded.data["cases"][1] == {"id": "b", "task": "image_generation", "prompt": "p"}

@@ -203,14 +203,9 @@ def test_duplicate_grader_names_in_defaults_are_an_error(suite_dir: Path) -> Non
         "defaults:\n  graders: [{use: image}, {use: image}]\ncases:\n  - {id: a, task: image_generation, prompt: p}\n",
     )
     err = load_error(path)
-    assert "two graders share the name 'image'" in err.message
+    assert "two graders here share the name 'image'" in err.message
 
 
-@pytest.mark.xfail(
-    reason="BUG: two graders with the same name inside one case are not reported; the second silently replaces "
-    "the first (suite.py _case merges case graders one by one against the growing list)",
-    strict=True,
-)
 def test_duplicate_grader_names_in_one_case_are_an_error(suite_dir: Path) -> None:
     path = write(
         suite_dir,
@@ -223,7 +218,7 @@ def test_duplicate_grader_names_in_one_case_are_an_error(suite_dir: Path) -> Non
         "      - {use: image, options: {height: 10}}\n",
     )
     err = load_error(path)
-    assert "two graders share the name 'image'" in err.message
+    assert "two graders here share the name 'image'" in err.message
 
 
 # -- required fields per task -----------------------------------------------
@@ -242,7 +237,10 @@ def test_generation_needs_a_prompt(suite_dir: Path, task: str) -> None:
 
 def test_image_editing_without_images(suite_dir: Path) -> None:
     err = load_error(
-        write(suite_dir, "cases:\n  - {id: ok, task: image_generation, prompt: p}\n  - id: b\n    task: image_editing\n    prompt: p\n")
+        write(
+            suite_dir,
+            "cases:\n  - {id: ok, task: image_generation, prompt: p}\n  - id: b\n    task: image_editing\n    prompt: p\n",
+        )
     )
     assert (err.field, err.line) == ("cases[1]", 3)
     assert "needs at least one input image" in err.message
@@ -343,7 +341,9 @@ def test_bad_grader_option_names_the_option(suite_dir: Path) -> None:
 
 
 def test_unexpected_grader_option(suite_dir: Path) -> None:
-    path = write(suite_dir, "cases:\n  - {id: a, task: image_generation, prompt: p, graders: [{use: image, options: {colour: red}}]}\n")
+    path = write(
+        suite_dir, "cases:\n  - {id: a, task: image_generation, prompt: p, graders: [{use: image, options: {colour: red}}]}\n"
+    )
     err = load_error(path, WIDTH_SCHEMA)
     assert err.field == "cases[0].graders[0].options"
     assert "colour" in err.message
@@ -352,7 +352,12 @@ def test_unexpected_grader_option(suite_dir: Path) -> None:
 def test_bad_option_in_defaults_grader(suite_dir: Path) -> None:
     path = write(
         suite_dir,
-        "defaults:\n  graders:\n    - use: image\n      options: {width: 0}\ncases:\n  - {id: a, task: image_generation, prompt: p}\n",
+        "defaults:\n"
+        "  graders:\n"
+        "    - use: image\n"
+        "      options: {width: 0}\n"  # line 4
+        "cases:\n"
+        "  - {id: a, task: image_generation, prompt: p}\n",
     )
     err = load_error(path, WIDTH_SCHEMA)
     assert err.field == "defaults.graders[0].options.width"
@@ -403,11 +408,6 @@ def test_threshold_source_without_display_root_is_the_full_path(suite_dir: Path)
     assert load_suite(path).thresholds[0].source == f"{path}:2"
 
 
-@pytest.mark.xfail(
-    reason="BUG: a NaN threshold (YAML .nan) is accepted; since every comparison with NaN is false, "
-    "gate.check then always passes it",
-    strict=True,
-)
 def test_nan_threshold_is_rejected(suite_dir: Path) -> None:
     path = write(suite_dir, "thresholds:\n  s: .nan\ncases:\n  - {id: a, task: image_generation, prompt: p}\n")
     with pytest.raises(CaseFileError):

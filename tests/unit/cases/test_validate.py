@@ -49,10 +49,7 @@ def test_valid_file_passes(tmp_path: Path) -> None:
 def test_unknown_key_names_line_field_and_suggestion(tmp_path: Path) -> None:
     err = error_of(
         tmp_path,
-        "cases:\n"
-        "  - id: a\n"
-        "    task: image_generation\n"
-        "    promt: a cat\n",
+        "cases:\n  - id: a\n    task: image_generation\n    promt: a cat\n",
     )
     assert err.line == 4
     assert err.field == "cases[0].promt"

@@ -215,7 +215,9 @@ def test_differs_from_input_is_off_by_default_for_generation(
     assert not grade({"differs_from_input": True}, case, unchanged)["differs_from_input"].passed
 
 
-def test_unreadable_input_image_is_a_grader_error(make_case: Callable[..., CaseSpec], tmp_path: Path, encode_image: Encode) -> None:
+def test_unreadable_input_image_is_a_grader_error(
+    make_case: Callable[..., CaseSpec], tmp_path: Path, encode_image: Encode
+) -> None:
     broken = tmp_path / "broken.png"
     broken.write_bytes(b"garbage")
     case = make_case(task="image_editing", images=(broken,))

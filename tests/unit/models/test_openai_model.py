@@ -59,9 +59,7 @@ def edit_case(make_case: Callable[..., CaseSpec], make_image: Callable[..., Path
 
 
 # -- image generation -------------------------------------------------------
-def test_generate_sends_prompt_model_size_and_returns_pngs(
-    srv: FakeOpenAIServer, make_case: Callable[..., CaseSpec]
-) -> None:
+def test_generate_sends_prompt_model_size_and_returns_pngs(srv: FakeOpenAIServer, make_case: Callable[..., CaseSpec]) -> None:
     output = model(srv).generate(make_case(prompt="a red square"), {"size": "64x32", "n": 2})
     request = srv.requests[-1]
     assert request.path == "/v1/images/generations"
@@ -235,9 +233,7 @@ def test_html_generation_via_chat(srv: FakeOpenAIServer, make_case: Callable[...
 
 def test_html_generation_via_responses(srv: FakeOpenAIServer, make_case: Callable[..., CaseSpec]) -> None:
     srv.text_reply = "<p>responses page</p>"
-    output = model(srv, name="gpt-4o", openai_api="responses").generate(
-        make_case(task="html_generation", prompt="a page"), {}
-    )
+    output = model(srv, name="gpt-4o", openai_api="responses").generate(make_case(task="html_generation", prompt="a page"), {})
     request = srv.requests[-1]
     assert request.path == "/v1/responses"
     assert request.json is not None
@@ -266,9 +262,7 @@ def test_responses_sends_input_images_as_data_urls(
     srv: FakeOpenAIServer, make_case: Callable[..., CaseSpec], make_image: Callable[..., Path]
 ) -> None:
     picture = make_image("sketch.jpg", fmt="JPEG")
-    model(srv, openai_api="responses").generate(
-        make_case(task="html_generation", prompt="build this", images=(picture,)), {}
-    )
+    model(srv, openai_api="responses").generate(make_case(task="html_generation", prompt="build this", images=(picture,)), {})
     content = srv.requests[-1].json["input"][0]["content"]  # type: ignore[index]
     assert content[1]["type"] == "input_image"
     assert _decode_data_url(content[1]["image_url"]) == ("image/jpeg", picture.read_bytes())

@@ -16,7 +16,7 @@ from pytest_visioneval.models.replay import ReplayModel
 
 MODULES = ("ve_fake_provider", "ve_broken_provider")
 
-FAKE_MODULE = '''
+FAKE_MODULE = """
 from pytest_visioneval.artifacts import Artifact, ModelOutput
 
 
@@ -40,7 +40,7 @@ def make_model(argument, settings):
 
 def make_nothing(argument, settings):
     return NotAModel()
-'''
+"""
 
 
 @pytest.fixture

@@ -32,9 +32,18 @@ def test_schema_loads_and_is_a_valid_json_schema() -> None:
 def case_record(uid: str, status: str, score: float) -> dict[str, Any]:
     suite, case_id = uid.split("/")
     return {
-        "uid": uid, "suite": suite, "case_id": case_id, "protocol": "generic", "task": "image_generation",
-        "tags": ["ui"], "source": f"{suite}.eval.yaml:3", "nodeid": f"{suite}.eval.yaml::{uid}", "model": "reference",
-        "status": status, "duration": 0.01, "error": None,
+        "uid": uid,
+        "suite": suite,
+        "case_id": case_id,
+        "protocol": "generic",
+        "task": "image_generation",
+        "tags": ["ui"],
+        "source": f"{suite}.eval.yaml:3",
+        "nodeid": f"{suite}.eval.yaml::{uid}",
+        "model": "reference",
+        "status": status,
+        "duration": 0.01,
+        "error": None,
         "gates": [{"name": "image.decodes", "passed": True, "reason": "1 image(s) decode", "gating": True}],
         "metrics": [{"name": "sim.score", "value": score, "reason": "", "higher_is_better": True}],
         "artifacts": [{"name": "output-0.png", "path": "/tmp/x/output-0.png", "mime": "image/png", "sha256": "0" * 64}],

@@ -44,7 +44,7 @@ def test_render_shows_pass_and_fail_threshold_lines_and_the_verdict(aggregates: 
     threshold_lines = lines[lines.index("thresholds") + 1 : lines.index("thresholds") + 3]
     assert threshold_lines == [
         "  PASS ui.sim.score: mean 0.7 >= 0.6  [ui.eval.yaml:4]",
-        "  FAIL ui.image.decodes: pass rate 0.3333 < 0.9 (short by 0.5667)  [--eval-fail-under]",
+        "  FAIL ui.image.decodes: pass rate 0.333333 < 0.9 (short by 0.567)  [--eval-fail-under]",
     ]
     assert lines[-2] == ""
     assert lines[-1].startswith("visioneval: exit status 1: ")
@@ -84,15 +84,34 @@ def test_verdict_line_for_a_failure() -> None:
 
 
 def test_counts_line_shows_optional_statuses_only_when_present() -> None:
-    summary = {"cases": 2, "passed": 1, "failed": 0, "errors": 1, "skipped": 0, "xfailed": 0, "xpassed": 0, "pass_rate": 0.5}
+    summary: dict[str, Any] = {
+        "cases": 2,
+        "passed": 1,
+        "failed": 0,
+        "errors": 1,
+        "skipped": 0,
+        "xfailed": 0,
+        "xpassed": 0,
+        "pass_rate": 0.5,
+    }
     assert counts_line(summary) == "2 cases, 1 passed, 0 failed, 1 errors; pass rate 50.0%"
     summary.update(xfailed=2, pass_rate=None)
     assert counts_line(summary) == "2 cases, 1 passed, 0 failed, 1 errors, 2 xfailed; pass rate -"
 
 
 def test_group_lines_without_metrics() -> None:
-    summary = {"cases": 1, "passed": 1, "failed": 0, "errors": 0, "skipped": 0, "xfailed": 0, "xpassed": 0,
-               "pass_rate": 1.0, "gates": {}, "metrics": {}}
+    summary = {
+        "cases": 1,
+        "passed": 1,
+        "failed": 0,
+        "errors": 0,
+        "skipped": 0,
+        "xfailed": 0,
+        "xpassed": 0,
+        "pass_rate": 1.0,
+        "gates": {},
+        "metrics": {},
+    }
     assert group_lines("suite s", summary, detailed=True) == ["suite s: 1 cases, 1 passed, 0 failed, 0 errors; pass rate 100.0%"]
 
 
