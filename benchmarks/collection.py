@@ -43,9 +43,7 @@ def make_python_suite(root: Path, cases: int, per_file: int) -> None:
     (root / "py").mkdir(parents=True)
     for f in range(cases // per_file):
         (root / "py" / f"test_s{f:04d}.py").write_text(
-            "import pytest\n\n"
-            f"@pytest.mark.parametrize('i', range({per_file}))\n"
-            "def test_noop(i):\n    pass\n"
+            f"import pytest\n\n@pytest.mark.parametrize('i', range({per_file}))\ndef test_noop(i):\n    pass\n"
         )
 
 

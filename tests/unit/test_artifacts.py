@@ -133,3 +133,25 @@ def test_write_atomic_failure_keeps_the_old_file_and_no_temp(tmp_path: Path) -> 
         write_atomic(target, "not bytes")  # type: ignore[arg-type]
     assert target.read_bytes() == b"old"
     assert list(tmp_path.iterdir()) == [target]
+
+
+@pytest.mark.parametrize("name", ["../escape.png", "sub/dir.png", ".hidden.png", "provenance.json", "a" * 300 + ".png"])
+def test_store_refuses_unsafe_artifact_names(tmp_path: Path, name: str) -> None:
+    from pytest_visioneval.errors import ModelError
+
+    store = ArtifactStore(tmp_path / "out", "run")
+    with pytest.raises(ModelError, match="unsafe file name"):
+        store.save("m", "s", "c", ModelOutput((Artifact(name, b"data"),)))
+    assert not (tmp_path / "escape.png").exists()
+
+
+def test_outputs_are_readable_by_others_as_the_umask_allows(tmp_path: Path) -> None:
+    import os
+    import stat
+
+    old = os.umask(0o022)
+    try:
+        write_atomic(tmp_path / "f.bin", b"x")
+    finally:
+        os.umask(old)
+    assert stat.S_IMODE((tmp_path / "f.bin").stat().st_mode) == 0o644

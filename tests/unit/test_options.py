@@ -93,3 +93,21 @@ def test_parse_param(text: str, expected: tuple[str, Any]) -> None:
 def test_parse_param_bad(text: str) -> None:
     with pytest.raises(ConfigError, match="KEY=VALUE"):
         parse_param(text)
+
+
+@pytest.mark.parametrize(
+    ("raw", "expected"),
+    [
+        ("#ffffff", "#ffffff"),  # a YAML comment, kept as typed
+        ("a: b", "a: b"),  # a YAML mapping without braces, kept as typed
+        ("{a: 1}", {"a": 1}),
+        ("[1, 2]", [1, 2]),
+        ("null", None),
+        ("2", 2),
+        ("0.5", 0.5),
+        ("true", True),
+        ("1024x1024", "1024x1024"),
+    ],
+)
+def test_param_values_read_as_yaml_only_when_unambiguous(raw: str, expected: Any) -> None:
+    assert parse_param(f"k={raw}") == ("k", expected)

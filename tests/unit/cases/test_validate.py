@@ -130,3 +130,48 @@ def test_several_problems_are_listed_in_file_order(tmp_path: Path) -> None:
 def test_single_problem_message_is_one_line(tmp_path: Path) -> None:
     err = error_of(tmp_path, "cases:\n  - id: a\n    promt: x\n")
     assert "\n" not in str(err)
+
+
+def test_fast_and_full_validators_agree(tmp_path: Path) -> None:
+    """The fast path (fastjsonschema) must reject exactly what jsonschema rejects."""
+    from pytest_visioneval.cases.validate import _fast_check, _validator
+
+    samples = [
+        {"cases": [{"id": "a", "task": "image_generation", "prompt": "p"}]},
+        {"cases": [{"id": "a", "promt": "p"}]},
+        {"cases": []},
+        {"cases": [{"id": "a b"}]},
+        {"suite": "x.y", "cases": [{"id": "a"}]},
+        {"cases": [{"id": "a", "tags": ["and"]}]},
+        {"cases": [{"id": "a", "tags": ["ok-tag", "ok_2"]}]},
+        {"thresholds": {"m.s": {"min": 1, "max": 2}}, "cases": [{"id": "a"}]},
+        {"thresholds": {"m.s": {}}, "cases": [{"id": "a"}]},
+        {"thresholds": {"m.s": "high"}, "cases": [{"id": "a"}]},
+        {"defaults": {"graders": [{"use": "image", "gate": "yes"}]}, "cases": [{"id": "a"}]},
+        {"defaults": {"graders": [{"use": "Image"}]}, "cases": [{"id": "a"}]},
+        {"version": 2, "cases": [{"id": "a"}]},
+        {"cases": [{"id": "a", "images": "x.png"}]},
+        {"cases": [{"id": "a", "task": "video"}]},
+        {"cases": [{"id": "a", "params": {"n": 2}, "skip": ""}]},
+    ]
+    fast, full = _fast_check(), _validator()
+    for sample in samples:
+        try:
+            fast(sample)
+            fast_ok = True
+        except Exception:
+            fast_ok = False
+        assert fast_ok == full.is_valid(sample), sample
+
+
+def test_defaults_accept_every_case_field_but_the_case_only_ones() -> None:
+    """The schema lists case fields twice (defaults and case); guard against drift."""
+    from pytest_visioneval.cases.validate import case_file_schema
+
+    defs = case_file_schema()["$defs"]
+    case_keys = set(defs["case"]["properties"])
+    default_keys = set(defs["defaults"]["properties"])
+    assert case_keys - default_keys == {"id", "description", "skip", "xfail"}
+    assert default_keys <= case_keys
+    for key in default_keys:
+        assert defs["defaults"]["properties"][key] == defs["case"]["properties"][key], key
