@@ -61,6 +61,7 @@ def record_for(item: pytest.Item) -> dict[str, Any]:
         "gates": [],
         "metrics": [],
         "artifacts": [],
+        "skipped_graders": [],
         "error": None,
     }
     item.user_properties.append((PROPERTY, record))

@@ -1,7 +1,7 @@
 """Run one case: model -> stored artifacts -> graders -> an evaluation.
 
 Plain functions over plain data; the pytest side (fixtures, items) only calls
-:func:`evaluate_case` and turns its result into assertions and records.
+:func:`generate` and :func:`grade` and turns its result into assertions and records.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from typing import Any
 from .artifacts import Artifact, ArtifactStore
 from .cases.spec import CaseSpec
 from .errors import GraderError
-from .graders import Gate, Metric, create_grader
+from .graders import Gate, GradeContext, Metric, create_grader
 from .models.base import Model
 
 
@@ -29,6 +29,7 @@ class CaseEvaluation:
     artifacts: tuple[Artifact, ...]
     gates: tuple[GateOutcome, ...]
     metrics: tuple[Metric, ...]
+    skipped: tuple[tuple[str, str], ...] = ()  # (grader name, why it did not grade)
 
     @property
     def failed_gates(self) -> list[Gate]:
@@ -45,18 +46,23 @@ def generate(case: CaseSpec, model: Model, store: ArtifactStore, overrides: Mapp
     return store.save(model.name, case.suite, case.id, output)
 
 
-def grade(case: CaseSpec, artifacts: tuple[Artifact, ...]) -> CaseEvaluation:
+def grade(case: CaseSpec, artifacts: tuple[Artifact, ...], context: GradeContext | None = None) -> CaseEvaluation:
+    context = context or GradeContext()
     gates: list[GateOutcome] = []
     metrics: list[Metric] = []
+    skipped: list[tuple[str, str]] = []
     for spec in case.graders:
         grader = create_grader(spec.use, spec.options)
         try:
-            result = grader.grade(case, artifacts)
+            result = grader.grade(case, artifacts, context)
         except (ValueError, OSError) as exc:
             raise GraderError(f"grader {spec.name!r} ({spec.use}) failed: {exc}") from exc
+        if result.skipped is not None:
+            skipped.append((spec.name, result.skipped))
+            continue
         gates += [GateOutcome(Gate(f"{spec.name}.{g.name}", g.passed, g.reason), spec.gate) for g in result.gates]
         metrics += [Metric(f"{spec.name}.{m.name}", m.value, m.reason, m.higher_is_better) for m in result.metrics]
-    return CaseEvaluation(case, artifacts, tuple(gates), tuple(metrics))
+    return CaseEvaluation(case, artifacts, tuple(gates), tuple(metrics), tuple(skipped))
 
 
 def gate_failure_message(evaluation: CaseEvaluation) -> str:

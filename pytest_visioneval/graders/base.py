@@ -43,6 +43,18 @@ class Metric:
 class Grade:
     gates: tuple[Gate, ...] = ()
     metrics: tuple[Metric, ...] = field(default_factory=tuple)
+    skipped: str | None = None  # the grader did not grade, and why (e.g. no judge configured)
+
+
+@dataclass(frozen=True)
+class GradeContext:
+    """What a grader may need beyond the case and its outputs.
+
+    Deterministic graders ignore it; judge graders take their judges from it.
+    """
+
+    judges: tuple[Any, ...] = ()  # JudgeClient objects, one per --judge
+    judge_repeats: int = 1
 
 
 class Grader(Protocol):
@@ -58,4 +70,4 @@ class Grader(Protocol):
         """Return why this grader cannot grade ``case`` (e.g. it lacks a reference), or None."""
         ...
 
-    def grade(self, case: CaseSpec, artifacts: Sequence[Artifact]) -> Grade: ...
+    def grade(self, case: CaseSpec, artifacts: Sequence[Artifact], context: GradeContext) -> Grade: ...

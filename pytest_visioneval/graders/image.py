@@ -21,7 +21,7 @@ from PIL import Image
 
 from ..artifacts import Artifact
 from ..cases.spec import CaseSpec
-from .base import Gate, Grade
+from .base import Gate, Grade, GradeContext
 from .imaging import decode, load_path, rgb_array
 
 
@@ -52,7 +52,7 @@ class ImageGrader:
             return "the image grader grades image outputs; this case's task is html_generation"
         return None
 
-    def grade(self, case: CaseSpec, artifacts: Sequence[Artifact]) -> Grade:
+    def grade(self, case: CaseSpec, artifacts: Sequence[Artifact], context: GradeContext | None = None) -> Grade:
         opts = self.options
         images = [a for a in artifacts if a.kind == "image"]
         decoded: list[tuple[str, Image.Image]] = []

@@ -21,7 +21,7 @@ from PIL import Image
 from ..artifacts import Artifact
 from ..cases.spec import CaseSpec
 from ..errors import GraderError
-from .base import Gate, Grade, Metric
+from .base import Gate, Grade, GradeContext, Metric
 from .imaging import decode, load_path, rgb_array
 
 
@@ -48,7 +48,7 @@ class SimilarityGrader:
             return "the similarity grader compares with the first input image, which this case lacks"
         return None
 
-    def grade(self, case: CaseSpec, artifacts: Sequence[Artifact]) -> Grade:
+    def grade(self, case: CaseSpec, artifacts: Sequence[Artifact], context: GradeContext | None = None) -> Grade:
         target_path = case.reference if self.against == "reference" else (case.images[0] if case.images else None)
         if target_path is None:
             raise GraderError(f"similarity: case {case.uid} has no {self.against} image")
