@@ -19,6 +19,7 @@ def summarize(records: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     """Counts, gate pass rates and metric statistics of one group of cases."""
     counts = {status: 0 for status in STATUSES}
     gates: dict[str, list[bool]] = defaultdict(list)
+    skipped: dict[str, int] = defaultdict(int)
     metrics: dict[str, list[float]] = defaultdict(list)
     for record in records:
         counts[record["status"]] += 1
@@ -26,6 +27,8 @@ def summarize(records: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
             gates[gate["name"]].append(bool(gate["passed"]))
         for metric in record.get("metrics", ()):
             metrics[metric["name"]].append(float(metric["value"]))
+        for entry in record.get("skipped_graders", ()):
+            skipped[f"{entry['name']}: {entry['reason']}"] += 1
     decided = counts["passed"] + counts["failed"] + counts["error"] + counts["xpassed"]
     return {
         "cases": len(records),
@@ -34,6 +37,8 @@ def summarize(records: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
         "pass_rate": (counts["passed"] + counts["xpassed"]) / decided if decided else None,
         "gates": {name: _gate_stats(v) for name, v in sorted(gates.items())},
         "metrics": {name: metric_stats(v) for name, v in sorted(metrics.items())},
+        # "grader: reason" -> number of cases where that grader did not grade
+        "skipped_graders": dict(sorted(skipped.items())),
     }
 
 

@@ -10,6 +10,8 @@ import pytest
 from .artifacts import ArtifactStore
 from .cases.spec import CaseSpec
 from .errors import VisionEvalError
+from .graders import GradeContext
+from .judges import create_judges
 from .models import Model, create_model
 from .options import Settings, settings_key
 from .records import gate_entry, metric_entry, record_for
@@ -41,6 +43,22 @@ def visioneval_model(visioneval_settings: Settings) -> Model:
 def visioneval_store(visioneval_settings: Settings, pytestconfig: pytest.Config) -> ArtifactStore:
     """Where this run keeps model outputs: ``<output_dir>/<run_id>/<model>/<suite>/<case>/``."""
     return ArtifactStore(visioneval_settings.output_dir, pytestconfig.stash[run_id_key])
+
+
+@pytest.fixture(scope="session")
+def visioneval_grade_context(visioneval_settings: Settings) -> GradeContext:
+    """What graders get besides the case: the judges from ``--judge`` and ``--judge-repeats``.
+
+    With no ``--judge``, judge graders are skipped (with that reason) and the
+    deterministic graders still run.
+    """
+    try:
+        judges = create_judges(visioneval_settings.judges, visioneval_settings.judge_settings)
+    except VisionEvalError as exc:
+        problem = f"{type(exc).__name__}: {exc}"
+    else:
+        return GradeContext(judges=judges, judge_repeats=visioneval_settings.judge_repeats)
+    pytest.fail(problem, pytrace=False)
 
 
 @pytest.fixture
@@ -88,11 +106,12 @@ def visioneval_evaluation(
         record["model"] = model.name
         artifacts = generate(visioneval_case, model, visioneval_store, visioneval_settings.model_params)
         record["artifacts"] = [{"name": a.name, "path": str(a.path), "mime": a.mime, "sha256": a.sha256} for a in artifacts]
-        evaluation = grade(visioneval_case, artifacts)
+        evaluation = grade(visioneval_case, artifacts, request.getfixturevalue("visioneval_grade_context"))
     except VisionEvalError as exc:
         record["error"] = f"{type(exc).__name__}: {exc}"
     if record["error"]:
         pytest.fail(record["error"], pytrace=False)  # outside the except: no chained traceback
     record["gates"] = [gate_entry(g.gate.name, g.gate.passed, g.gate.reason, g.gating) for g in evaluation.gates]
     record["metrics"] += [metric_entry(m.name, m.value, m.reason, m.higher_is_better) for m in evaluation.metrics]
+    record["skipped_graders"] = [{"name": name, "reason": reason} for name, reason in evaluation.skipped]
     return evaluation

@@ -19,6 +19,7 @@ import yaml
 
 from .cases.spec import Threshold
 from .errors import ConfigError
+from .judges.client import RESPONSE_FORMATS, JudgeSettings
 from .models.base import ModelSettings
 from .models.registry import available_providers
 
@@ -38,6 +39,9 @@ class Settings:
     results_path: Path | None = None
     fail_under: tuple[Threshold, ...] = ()
     case_globs: tuple[str, ...] = DEFAULT_CASE_GLOBS
+    judges: tuple[str, ...] = ()
+    judge_settings: JudgeSettings = field(default_factory=JudgeSettings)
+    judge_repeats: int = 1
 
 
 settings_key = pytest.StashKey[Settings]()
@@ -116,6 +120,55 @@ def add_options(parser: pytest.Parser) -> None:
         action="append",
         metavar="SUITE.METRIC=VALUE",
     )
+    both(
+        "--judge",
+        "visioneval_judges",
+        "judge for the judge graders: openai:MODEL (repeatable: several judges are averaged)",
+        ini_type="linelist",
+        default=[],
+        action="append",
+        metavar="openai:MODEL",
+    )
+    both(
+        "--judge-repeats",
+        "visioneval_judge_repeats",
+        "ask each judge N times per grader (mean and spread are reported)",
+        metavar="N",
+    )
+    both(
+        "--judge-retries",
+        "visioneval_judge_retries",
+        "ask again after a reply that fails its schema, N times (default 2)",
+        metavar="N",
+    )
+    both(
+        "--judge-base-url", "visioneval_judge_base_url", "base URL of the judges' API (default: $OPENAI_BASE_URL)", metavar="URL"
+    )
+    both(
+        "--judge-api-key-env",
+        "visioneval_judge_api_key_env",
+        "variable holding the judges' API key (default OPENAI_API_KEY)",
+        metavar="VAR",
+    )
+    both(
+        "--judge-timeout",
+        "visioneval_judge_timeout",
+        "seconds before one judge request times out (default 120)",
+        metavar="SECONDS",
+    )
+    both(
+        "--judge-response-format",
+        "visioneval_judge_response_format",
+        "how structured output is requested: json_schema (default), json_object or none",
+        choices=RESPONSE_FORMATS,
+    )
+    both(
+        "--judge-max-image-side",
+        "visioneval_judge_max_image_side",
+        "images are downscaled to this longest side (default 1024)",
+        metavar="PX",
+    )
+    both("--judge-max-images", "visioneval_judge_max_images", "most images one judge request may carry (default 12)", metavar="N")
     parser.addini("visioneval_files", "glob patterns of case files", type="args", default=list(DEFAULT_CASE_GLOBS))
 
 
@@ -218,7 +271,27 @@ def _build(config: pytest.Config) -> Settings:
         )
     params = dict(parse_param(p) for p in (_value(config, "visioneval_model_params") or []))
     thresholds = tuple(parse_threshold(t) for t in (_value(config, "visioneval_fail_under") or []))
+    judge_base_url = _value(config, "visioneval_judge_base_url")
+    judge_settings = JudgeSettings(
+        base_url=str(judge_base_url) if judge_base_url else None,
+        api_key_env=str(_value(config, "visioneval_judge_api_key_env") or "OPENAI_API_KEY"),
+        timeout=_number(config, "visioneval_judge_timeout", 120.0, float),
+        max_retries=model_settings.max_retries,
+        reply_retries=_number(config, "visioneval_judge_retries", 2, int),
+        response_format=str(_value(config, "visioneval_judge_response_format") or "json_schema"),
+        max_side=max(64, _number(config, "visioneval_judge_max_image_side", 1024, int)),
+        max_images=max(1, _number(config, "visioneval_judge_max_images", 12, int)),
+    )
+    if judge_settings.response_format not in RESPONSE_FORMATS:
+        raise ConfigError(f"visioneval_judge_response_format must be one of {', '.join(RESPONSE_FORMATS)}")
+    judges = tuple(str(j) for j in (_value(config, "visioneval_judges") or []))
+    for judge in judges:
+        if not judge.startswith("openai:") or judge == "openai:":
+            raise ConfigError(f"--judge={judge!r}: judges are named openai:MODEL (any OpenAI-compatible endpoint)")
     return Settings(
+        judges=judges,
+        judge_settings=judge_settings,
+        judge_repeats=max(1, _number(config, "visioneval_judge_repeats", 1, int)),
         model=model,
         model_params=params,
         model_settings=model_settings,

@@ -9,12 +9,23 @@ from typing import Any
 
 from ..errors import GraderError
 from .base import Grader
+from .checklist import ChecklistGrader
 from .image import ImageGrader
+from .rubric import RubricGrader
+from .score import ScoreGrader
 from .similarity import SimilarityGrader
+from .viescore import VieScoreGrader
 
 ENTRY_POINT_GROUP = "pytest_visioneval.graders"
 
-BUILTIN_GRADERS: dict[str, type[Grader]] = {"image": ImageGrader, "similarity": SimilarityGrader}
+BUILTIN_GRADERS: dict[str, type[Grader]] = {
+    "image": ImageGrader,
+    "similarity": SimilarityGrader,
+    "rubric": RubricGrader,
+    "checklist": ChecklistGrader,
+    "score": ScoreGrader,
+    "viescore": VieScoreGrader,
+}
 
 
 @lru_cache(maxsize=1)

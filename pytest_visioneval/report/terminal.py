@@ -33,6 +33,9 @@ def counts_line(summary: Mapping[str, Any]) -> str:
 
 def group_lines(title: str, summary: Mapping[str, Any], detailed: bool, indent: str = "") -> list[str]:
     lines = [f"{indent}{title}: {counts_line(summary)}"]
+    if detailed:
+        for what, count in summary.get("skipped_graders", {}).items():
+            lines.append(f"{indent}  not graded in {count} case(s): {what}")
     if detailed and summary["gates"]:
         rows: list[Row] = [("gate", "passed", "pass rate")]
         rows += [(name, f"{g['passed']}/{g['evaluated']}", _pct(g["pass_rate"])) for name, g in summary["gates"].items()]

@@ -50,16 +50,24 @@ class FakeOpenAIServer:
     """Use as a context manager; ``base_url`` ends in ``/v1``.
 
     * ``image_factory(request) -> bytes`` makes the image of each reply.
-    * ``text_reply`` is the assistant text of chat/responses replies.
+    * ``text_reply`` is the assistant text of chat/responses replies: a string,
+      or a function of the request returning one; ``queue_replies(...)``
+      scripts the next replies one by one (for judges).
     * ``fail_next(count, status, retry_after)`` makes the next ``count``
       requests fail with ``status``.
     * ``latency`` seconds are slept before every reply.
     * ``image_as_url`` answers image calls with a URL instead of base64.
     """
 
-    def __init__(self, *, latency: float = 0.0, text_reply: str = "<html><body><h1>Hello</h1></body></html>"):
+    def __init__(
+        self,
+        *,
+        latency: float = 0.0,
+        text_reply: str | Callable[[RecordedRequest], str] = "<html><body><h1>Hello</h1></body></html>",
+    ):
         self.latency = latency
         self.text_reply = text_reply
+        self._scripted: deque[str] = deque()
         self.image_factory: Callable[[RecordedRequest], bytes] = self._image_for
         self.image_as_url = False
         self.requests: list[RecordedRequest] = []
@@ -88,6 +96,17 @@ class FakeOpenAIServer:
     def fail_next(self, count: int, status: int = 500, retry_after: str | None = None) -> None:
         with self._lock:
             self._faults.extend([(status, retry_after)] * count)
+
+    def queue_replies(self, *replies: str) -> None:
+        """The next text replies, in order; after them, ``text_reply`` again."""
+        with self._lock:
+            self._scripted.extend(replies)
+
+    def _text_for(self, request: RecordedRequest) -> str:
+        with self._lock:
+            if self._scripted:
+                return self._scripted.popleft()
+        return self.text_reply(request) if callable(self.text_reply) else self.text_reply
 
     def calls_to(self, suffix: str) -> list[RecordedRequest]:
         return [r for r in self.requests if r.path.endswith(suffix)]
@@ -124,7 +143,9 @@ class FakeOpenAIServer:
                 "object": "chat.completion",
                 "created": now,
                 "model": (request.json or {}).get("model", "local"),
-                "choices": [{"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": self.text_reply}}],
+                "choices": [
+                    {"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": self._text_for(request)}}
+                ],
                 "usage": {"prompt_tokens": 12, "completion_tokens": 34, "total_tokens": 46},
             }
         if request.path.endswith("/responses"):
@@ -140,7 +161,7 @@ class FakeOpenAIServer:
                         "id": "msg-local",
                         "role": "assistant",
                         "status": "completed",
-                        "content": [{"type": "output_text", "text": self.text_reply, "annotations": []}],
+                        "content": [{"type": "output_text", "text": self._text_for(request), "annotations": []}],
                     }
                 ],
                 "parallel_tool_calls": False,

@@ -1,0 +1,133 @@
+"""``use: checklist`` - N yes/no questions about the output, answered in one call.
+
+Options: ``questions`` (the list), ``hidden_rationale`` (background the judge
+sees and the model never did, e.g. the facts a knowledge question rests on),
+``min_score`` (gate threshold, default 1.0: every answer must be yes),
+``instructions_file`` (your own judge prompt, next to the case file).
+
+An answer the judge leaves out counts as "no"; so does uncertainty (the judge
+is told to answer "no" when unsure). Each answer is kept with its reason.
+
+Metrics: ``score`` (fraction answered yes; mean over judgements), ``errors``
+(questions not answered yes), and ``q<N>`` per question (fraction of
+judgements answering yes), whose reason is the judge's. Gate ``answers``:
+the fraction of questions answered yes by majority is >= ``min_score``; the
+reason names each question answered "no" or left out.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any, ClassVar
+
+from ..artifacts import Artifact
+from ..cases.spec import CaseSpec
+from ..judges import JudgeRequest
+from .base import Gate, Grade, GradeContext, Metric
+from .judging import NO_JUDGE, ask_all, case_parts, check_instructions_file, has_output, majority, mean_metrics, read_instructions
+
+DEFAULT_INSTRUCTIONS = """\
+You check an image (or page) that a model produced against a list of yes/no
+questions. Judge only what is visible in the output. Answer "yes" only when
+the output clearly satisfies the question; if you are unsure, or it is only
+partly satisfied, answer "no". For each question, give its number, a short
+reason pointing at what you see, then the answer."""
+
+
+class ChecklistGrader:
+    options_schema: ClassVar[Mapping[str, Any]] = {
+        "type": "object",
+        "additionalProperties": False,
+        "required": ["questions"],
+        "properties": {
+            "questions": {"type": "array", "minItems": 1, "items": {"type": "string", "minLength": 1}},
+            "hidden_rationale": {"type": "string"},
+            "min_score": {"type": "number", "minimum": 0, "maximum": 1},
+            "instructions_file": {"type": "string", "minLength": 1},
+        },
+    }
+
+    def __init__(self, options: Mapping[str, Any]):
+        self.questions: list[str] = list(options["questions"])
+        self.hidden_rationale: str = options.get("hidden_rationale", "")
+        self.min_score: float = float(options.get("min_score", 1.0))
+        self.instructions_file: str | None = options.get("instructions_file")
+
+    @classmethod
+    def check_case(cls, case: CaseSpec, options: Mapping[str, Any]) -> str | None:
+        return check_instructions_file(case, options.get("instructions_file"))
+
+    def grade(self, case: CaseSpec, artifacts: Sequence[Artifact], context: GradeContext | None = None) -> Grade:
+        if context is None or not context.judges:
+            return Grade(skipped=NO_JUDGE)
+        n = len(self.questions)
+        if not has_output(artifacts):
+            return Grade(
+                gates=(Gate("answers", False, "the output holds nothing for the judge to check"),),
+                metrics=(Metric("score", 0.0, "no output"), Metric("errors", float(n), "no output", higher_is_better=False)),
+            )
+        listed = "\n".join(f"{i}. {q}" for i, q in enumerate(self.questions, 1))
+        extra = f"Questions:\n{listed}"
+        if self.hidden_rationale:
+            extra += f"\n\nBackground for the checker only (the model did not see it):\n{self.hidden_rationale}"
+        request = JudgeRequest(
+            instructions=read_instructions(case, self.instructions_file, DEFAULT_INSTRUCTIONS),
+            parts=tuple(case_parts(case, artifacts, extra_text=extra)),
+            schema=_reply_schema(n),
+            schema_name="checklist",
+        )
+        calls = ask_all(context, request)
+        per_call = [_answers(call.data, n) for call in calls]
+        return _grade(self.questions, per_call, self.min_score, calls[0].judge)
+
+
+def _reply_schema(n: int) -> dict[str, Any]:
+    answer = {
+        "type": "object",
+        "additionalProperties": False,
+        "required": ["id", "reason", "answer"],
+        "properties": {
+            "id": {"type": "integer", "minimum": 1, "maximum": n},
+            "reason": {"type": "string"},
+            "answer": {"enum": ["yes", "no"]},
+        },
+    }
+    return {
+        "type": "object",
+        "additionalProperties": False,
+        "required": ["answers"],
+        "properties": {"answers": {"type": "array", "items": answer}},
+    }
+
+
+def _answers(data: Mapping[str, Any], n: int) -> dict[int, tuple[bool, str]]:
+    """Question number -> (yes?, reason); the first answer to a question counts."""
+    out: dict[int, tuple[bool, str]] = {}
+    for item in data["answers"]:
+        out.setdefault(int(item["id"]), (item["answer"] == "yes", item["reason"]))
+    return out
+
+
+def _grade(questions: Sequence[str], per_call: Sequence[dict[int, tuple[bool, str]]], min_score: float, judge: str) -> Grade:
+    n = len(questions)
+    metrics: list[Metric] = []
+    scores = [sum(yes for yes, _ in answers.values()) / n for answers in per_call]
+    metrics += mean_metrics("score", scores, f"{n} questions")
+    metrics += mean_metrics("errors", [n - s * n for s in scores], "questions not answered yes", higher_is_better=False)
+    problems = []
+    majority_yes = 0
+    for i, question in enumerate(questions, 1):
+        votes = [answers.get(i, (False, ""))[0] for answers in per_call]
+        first = per_call[0].get(i)
+        why = "not answered (counts as no)" if first is None else first[1]
+        metrics.append(Metric(f"q{i}", sum(votes) / len(votes), f"{question} - {judge}: {why}"))
+        if majority(votes):
+            majority_yes += 1
+        elif first is None:
+            problems.append(f"Q{i} was not answered ({question})")
+        else:
+            problems.append(f'judge answered "no" to Q{i} ({question}): {why}')
+    fraction = majority_yes / n
+    passed = fraction >= min_score
+    head = f"{majority_yes}/{n} answered yes (needs {min_score:.0%})"
+    return Grade(gates=(Gate("answers", passed, "; ".join([head, *problems])),), metrics=tuple(metrics))

@@ -1,0 +1,120 @@
+"""Judges: multimodal models asked for structured verdicts, via the openai SDK.
+
+``--judge=openai:MODEL`` (repeatable) names each judge; any OpenAI-compatible
+endpoint serves. A reply that is not JSON satisfying the reply schema is
+asked for again, with the reason, up to ``retries`` times; after that it is a
+:class:`~pytest_visioneval.errors.JudgeOutputError` - an error of the case,
+never a pass and never dropped. API failures are retried by the SDK (with
+backoff, honouring ``retry-after``) and then reported as errors too.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from typing import Any
+
+import openai
+
+from ..errors import GraderError, JudgeOutputError
+from .content import DEFAULT_MAX_IMAGES, DEFAULT_MAX_SIDE, JudgeRequest, chat_content
+from .parse import ReplyRejected, parse_reply
+
+RESPONSE_FORMATS = ("json_schema", "json_object", "none")
+
+
+@dataclass(frozen=True)
+class JudgeSettings:
+    base_url: str | None = None
+    api_key_env: str = "OPENAI_API_KEY"
+    timeout: float = 120.0
+    max_retries: int = 2  # API-level retries (the SDK's)
+    reply_retries: int = 2  # asking again after a reply that does not parse
+    response_format: str = "json_schema"
+    max_side: int = DEFAULT_MAX_SIDE
+    max_images: int = DEFAULT_MAX_IMAGES
+    temperature: float | None = 0.0
+
+
+@dataclass
+class JudgeReply:
+    data: dict[str, Any]
+    attempts: int
+    usage: dict[str, Any] = field(default_factory=dict)
+
+
+class JudgeClient:
+    def __init__(self, model: str, client: openai.OpenAI, settings: JudgeSettings):
+        self.model = model
+        self.client = client
+        self.settings = settings
+        self.name = f"openai:{model}"
+
+    def ask(self, request: JudgeRequest) -> JudgeReply:
+        messages: list[dict[str, Any]] = [
+            {"role": "system", "content": request.instructions},
+            {"role": "user", "content": chat_content(request.parts, self.settings.max_side, self.settings.max_images)},
+        ]
+        problems: list[str] = []
+        for attempt in range(1, self.settings.reply_retries + 2):
+            text = self._complete(messages, request)
+            try:
+                return JudgeReply(parse_reply(text, request.schema), attempt)
+            except ReplyRejected as exc:
+                problems.append(f"attempt {attempt}: {exc}")
+                # Show the judge its reply and what was wrong with it, then ask again.
+                messages += [
+                    {"role": "assistant", "content": text or ""},
+                    {"role": "user", "content": f"That reply was rejected: {exc}. Answer again with only the JSON object."},
+                ]
+        excerpt = (text or "")[:200]
+        raise JudgeOutputError(
+            f"judge {self.name} gave no valid reply in {len(problems)} attempt(s): "
+            f"{'; '.join(problems)}; last reply began {excerpt!r}"
+        )
+
+    def _complete(self, messages: list[dict[str, Any]], request: JudgeRequest) -> str | None:
+        kwargs: dict[str, Any] = {}
+        fmt = self.settings.response_format
+        if fmt == "json_schema":
+            kwargs["response_format"] = {
+                "type": "json_schema",
+                "json_schema": {"name": request.schema_name, "schema": request.schema, "strict": True},
+            }
+        elif fmt == "json_object":
+            kwargs["response_format"] = {"type": "json_object"}
+        if self.settings.temperature is not None:
+            kwargs["temperature"] = self.settings.temperature
+        try:
+            response = self.client.chat.completions.create(model=self.model, messages=messages, **kwargs)  # type: ignore[arg-type]
+        except openai.APIStatusError as exc:
+            raise GraderError(
+                f"judge {self.name}: HTTP {exc.status_code} from the API after retries: {exc.message[:300]}"
+            ) from exc
+        except openai.APITimeoutError as exc:
+            raise GraderError(f"judge {self.name}: request timed out after retries") from exc
+        except openai.APIConnectionError as exc:
+            raise GraderError(f"judge {self.name}: cannot reach the API ({exc.__cause__ or exc})") from exc
+        if not response.choices:
+            return None
+        return response.choices[0].message.content
+
+
+def create_judges(specs: tuple[str, ...], settings: JudgeSettings) -> tuple[JudgeClient, ...]:
+    """One client per ``--judge`` spec; raise :class:`GraderError` when one cannot be made."""
+    judges = []
+    for spec in specs:
+        provider, _, model = spec.partition(":")
+        if provider != "openai" or not model:
+            raise GraderError(f"--judge={spec!r}: judges are named openai:MODEL (any OpenAI-compatible endpoint)")
+        key = os.environ.get(settings.api_key_env)
+        if not key:
+            raise GraderError(f"no API key for the judge: set the environment variable {settings.api_key_env}")
+        client = openai.OpenAI(
+            api_key=key,
+            base_url=settings.base_url or os.environ.get("OPENAI_BASE_URL") or None,
+            timeout=settings.timeout,
+            max_retries=settings.max_retries,
+        )
+        judges.append(JudgeClient(model, client, settings))
+    return tuple(judges)

@@ -1,0 +1,47 @@
+"""Strict reading of a judge's reply: JSON that satisfies the reply schema.
+
+A code fence around the JSON is tolerated (many models add one even when
+asked for JSON only); anything else that is not exactly one JSON object
+satisfying the schema is rejected with a reason, so the caller can ask again
+and, in the end, report an error of the case.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from functools import lru_cache
+from typing import Any
+
+import jsonschema
+
+_FENCE = re.compile(r"^\s*```(?:json)?\s*\n(?P<body>.*?)\n\s*```\s*$", re.DOTALL)
+
+
+class ReplyRejected(ValueError):
+    """The reply is not a JSON object satisfying the schema; ``str()`` says why."""
+
+
+def parse_reply(text: str | None, schema: dict) -> dict[str, Any]:
+    if not text or not text.strip():
+        raise ReplyRejected("the reply is empty")
+    match = _FENCE.match(text)
+    body = match["body"] if match else text
+    try:
+        data = json.loads(body)
+    except json.JSONDecodeError as exc:
+        raise ReplyRejected(f"not valid JSON ({exc.msg} at line {exc.lineno} column {exc.colno})") from None
+    if not isinstance(data, dict):
+        raise ReplyRejected(f"expected a JSON object, got {type(data).__name__}")
+    errors = sorted(_validator(json.dumps(schema, sort_keys=True)).iter_errors(data), key=lambda e: list(map(str, e.path)))
+    if errors:
+        first = errors[0]
+        where = "/".join(map(str, first.absolute_path)) or "(top level)"
+        raise ReplyRejected(f"does not match the reply schema at {where}: {first.message}")
+    return data
+
+
+@lru_cache(maxsize=64)
+def _validator(schema_text: str) -> Any:
+    schema = json.loads(schema_text)
+    return jsonschema.validators.validator_for(schema)(schema)
