@@ -97,6 +97,13 @@ class FakeOpenAIServer:
         with self._lock:
             self._faults.extend([(status, retry_after)] * count)
 
+    def reset(self) -> None:
+        """Forget recorded requests, scripted replies and pending faults."""
+        with self._lock:
+            self.requests.clear()
+            self._scripted.clear()
+            self._faults.clear()
+
     def queue_replies(self, *replies: str) -> None:
         """The next text replies, in order; after them, ``text_reply`` again."""
         with self._lock:

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import io
-from collections.abc import Callable
+import json
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -11,6 +12,9 @@ import pytest
 from PIL import Image, ImageDraw
 
 from pytest_visioneval.cases.spec import CaseSpec
+from pytest_visioneval.graders import GradeContext
+from pytest_visioneval.judges import JudgeSettings, create_judges
+from pytest_visioneval.testing import FakeOpenAIServer
 
 RGB = tuple[int, int, int]
 
@@ -70,3 +74,40 @@ def make_case(tmp_path: Path) -> Callable[..., CaseSpec]:
 def encode_image() -> Callable[..., bytes]:
     """The :func:`image_bytes` helper, as a fixture (test modules do not import conftest)."""
     return image_bytes
+
+
+# -- a judge served by the local OpenAI-compatible server, through the real SDK --
+
+@pytest.fixture(scope="module")
+def judge_server() -> Iterator[FakeOpenAIServer]:
+    with FakeOpenAIServer() as server:
+        yield server
+
+
+@pytest.fixture
+def server(judge_server: FakeOpenAIServer, monkeypatch: pytest.MonkeyPatch) -> FakeOpenAIServer:
+    """The shared server, reset: no recorded requests, no scripted replies or faults."""
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-judge-test")
+    judge_server.reset()
+    judge_server.text_reply = "{}"
+    return judge_server
+
+
+@pytest.fixture
+def judge_context(server: FakeOpenAIServer) -> Callable[..., GradeContext]:
+    def make(*, judges: int = 1, repeats: int = 1, **settings: Any) -> GradeContext:
+        defaults: dict[str, Any] = {"base_url": server.base_url, "max_retries": 0, "reply_retries": 1}
+        clients = create_judges(tuple(f"openai:judge-{i}" for i in range(judges)), JudgeSettings(**{**defaults, **settings}))
+        return GradeContext(judges=clients, judge_repeats=repeats)
+
+    return make
+
+
+def reply(data: dict[str, Any]) -> str:
+    return json.dumps(data)
+
+
+def user_text(request_json: dict[str, Any]) -> str:
+    """All text parts of the user message of a chat request."""
+    parts = request_json["messages"][1]["content"]
+    return "\n".join(p["text"] for p in parts if p["type"] == "text")

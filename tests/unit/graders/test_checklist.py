@@ -1,0 +1,92 @@
+"""Checklist judge: N yes/no questions in one call, each answer kept with its reason."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+from pytest_visioneval.artifacts import Artifact
+from pytest_visioneval.graders import GradeContext
+from pytest_visioneval.graders.checklist import ChecklistGrader
+from pytest_visioneval.testing import FakeOpenAIServer
+from tests.unit.conftest import image_bytes, reply, user_text
+
+OUTPUT = (Artifact("image-0.png", image_bytes()),)
+QUESTIONS = [f"Is element {i} present?" for i in range(1, 9)]
+
+
+def answers(no: tuple[int, ...] = (), skip: tuple[int, ...] = ()) -> str:
+    items = [
+        {"id": i, "reason": f"reason {i}", "answer": "no" if i in no else "yes"} for i in range(1, len(QUESTIONS) + 1) if i not in skip
+    ]
+    return reply({"answers": items})
+
+
+def test_all_yes_passes(server: FakeOpenAIServer, judge_context: Callable[..., GradeContext], make_case: Callable[..., Any]) -> None:
+    server.queue_replies(answers())
+    grade = ChecklistGrader({"questions": QUESTIONS}).grade(make_case(), OUTPUT, judge_context())
+    assert grade.gates[0].passed and grade.gates[0].reason.startswith("8/8 answered yes")
+    metrics = {m.name: m for m in grade.metrics}
+    assert metrics["score"].value == 1.0 and metrics["errors"].value == 0.0
+    assert metrics["q3"].value == 1.0 and "Is element 3 present? - openai:judge-0: reason 3" == metrics["q3"].reason
+
+
+def test_a_no_fails_and_names_the_question(
+    server: FakeOpenAIServer, judge_context: Callable[..., GradeContext], make_case: Callable[..., Any]
+) -> None:
+    server.queue_replies(answers(no=(7,)))
+    grade = ChecklistGrader({"questions": QUESTIONS}).grade(make_case(), OUTPUT, judge_context())
+    gate = grade.gates[0]
+    assert not gate.passed
+    assert 'judge answered "no" to Q7 (Is element 7 present?): reason 7' in gate.reason
+    assert {m.name: m.value for m in grade.metrics}["score"] == pytest.approx(7 / 8)
+
+
+def test_an_unanswered_question_counts_as_wrong(
+    server: FakeOpenAIServer, judge_context: Callable[..., GradeContext], make_case: Callable[..., Any]
+) -> None:
+    server.queue_replies(answers(skip=(2, 5)))
+    grade = ChecklistGrader({"questions": QUESTIONS, "min_score": 0.5}).grade(make_case(), OUTPUT, judge_context())
+    metrics = {m.name: m for m in grade.metrics}
+    assert metrics["score"].value == pytest.approx(6 / 8) and metrics["errors"].value == pytest.approx(2)
+    assert metrics["q5"].value == 0.0 and "not answered (counts as no)" in metrics["q5"].reason
+    assert grade.gates[0].passed  # 6/8 >= 0.5
+    assert "Q2 was not answered" in grade.gates[0].reason
+
+
+def test_min_score_threshold(server: FakeOpenAIServer, judge_context: Callable[..., GradeContext], make_case: Callable[..., Any]) -> None:
+    server.queue_replies(answers(no=(1, 2, 3)))
+    gate = ChecklistGrader({"questions": QUESTIONS, "min_score": 0.75}).grade(make_case(), OUTPUT, judge_context()).gates[0]
+    assert not gate.passed and gate.reason.startswith("5/8 answered yes (needs 75%)")
+
+
+def test_hidden_rationale_is_shown_to_the_judge_only(
+    server: FakeOpenAIServer, judge_context: Callable[..., GradeContext], make_case: Callable[..., Any]
+) -> None:
+    server.queue_replies(answers())
+    ChecklistGrader({"questions": QUESTIONS, "hidden_rationale": "The capital is Canberra."}).grade(make_case(), OUTPUT, judge_context())
+    text = user_text(server.requests[0].json)
+    assert "The capital is Canberra." in text and "8. Is element 8 present?" in text
+    schema = server.requests[0].json["response_format"]["json_schema"]["schema"]
+    assert schema["properties"]["answers"]["items"]["properties"]["id"]["maximum"] == 8
+
+
+def test_question_ids_out_of_range_are_rejected_then_error(
+    server: FakeOpenAIServer, judge_context: Callable[..., GradeContext], make_case: Callable[..., Any]
+) -> None:
+    from pytest_visioneval.errors import JudgeOutputError
+
+    server.text_reply = reply({"answers": [{"id": 99, "reason": "r", "answer": "yes"}]})
+    with pytest.raises(JudgeOutputError, match="99 is greater than the maximum of 8"):
+        ChecklistGrader({"questions": QUESTIONS}).grade(make_case(), OUTPUT, judge_context())
+
+
+def test_majority_over_repeats(server: FakeOpenAIServer, judge_context: Callable[..., GradeContext], make_case: Callable[..., Any]) -> None:
+    server.queue_replies(answers(no=(4,)), answers(), answers(no=(4,)))
+    grade = ChecklistGrader({"questions": QUESTIONS}).grade(make_case(), OUTPUT, judge_context(repeats=3))
+    metrics = {m.name: m.value for m in grade.metrics}
+    assert metrics["q4"] == pytest.approx(1 / 3)
+    assert not grade.gates[0].passed and "Q4" in grade.gates[0].reason
+    assert metrics["score.std"] > 0

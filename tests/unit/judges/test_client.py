@@ -1,0 +1,84 @@
+"""The judge client against a local OpenAI-compatible server, through the real SDK."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pytest
+
+from pytest_visioneval.errors import GraderError, JudgeOutputError
+from pytest_visioneval.graders import GradeContext
+from pytest_visioneval.judges import JudgeRequest, TextPart
+from pytest_visioneval.testing import FakeOpenAIServer
+
+SCHEMA = {
+    "type": "object",
+    "additionalProperties": False,
+    "required": ["score"],
+    "properties": {"score": {"type": "integer", "minimum": 0, "maximum": 5}},
+}
+REQUEST = JudgeRequest("Rate it.", (TextPart("the prompt"),), SCHEMA, "rating")
+
+
+def test_valid_reply_is_parsed_and_the_request_asks_for_the_schema(
+    server: FakeOpenAIServer, judge_context: Callable[..., GradeContext]
+) -> None:
+    server.queue_replies('{"score": 4}')
+    (judge,) = judge_context().judges
+    reply = judge.ask(REQUEST)
+    assert reply.data == {"score": 4} and reply.attempts == 1
+    (request,) = server.requests
+    body = request.json
+    assert body["model"] == "judge-0"
+    assert body["messages"][0] == {"role": "system", "content": "Rate it."}
+    assert body["response_format"]["type"] == "json_schema"
+    assert body["response_format"]["json_schema"]["schema"] == SCHEMA
+    assert body["response_format"]["json_schema"]["strict"] is True
+    assert body["temperature"] == 0.0
+
+
+def test_bad_reply_is_asked_again_with_the_reason(server: FakeOpenAIServer, judge_context: Callable[..., GradeContext]) -> None:
+    server.queue_replies('{"score": 4', '{"score": 2}')  # first one cut in half
+    (judge,) = judge_context(reply_retries=1).judges
+    reply = judge.ask(REQUEST)
+    assert reply.data == {"score": 2} and reply.attempts == 2
+    second = server.requests[1].json["messages"]
+    assert second[2] == {"role": "assistant", "content": '{"score": 4'}
+    assert "That reply was rejected: not valid JSON" in second[3]["content"]
+
+
+def test_reply_that_never_parses_is_an_error(server: FakeOpenAIServer, judge_context: Callable[..., GradeContext]) -> None:
+    server.text_reply = '{"score": "excellent"}'
+    (judge,) = judge_context(reply_retries=2).judges
+    with pytest.raises(JudgeOutputError, match="gave no valid reply in 3 attempt") as info:
+        judge.ask(REQUEST)
+    assert "'excellent' is not of type 'integer'" in str(info.value)
+    assert len(server.requests) == 3
+
+
+def test_api_failure_is_retried_then_reported(server: FakeOpenAIServer, judge_context: Callable[..., GradeContext]) -> None:
+    server.fail_next(2, status=503, retry_after="0")
+    server.queue_replies('{"score": 5}')
+    (judge,) = judge_context(max_retries=2).judges
+    assert judge.ask(REQUEST).data == {"score": 5}
+    assert len(server.requests) == 3
+    server.fail_next(5, status=500, retry_after="0")
+    (judge,) = judge_context(max_retries=1).judges
+    with pytest.raises(GraderError, match="HTTP 500 from the API after retries"):
+        judge.ask(REQUEST)
+
+
+@pytest.mark.parametrize(("fmt", "expected"), [("json_object", {"type": "json_object"}), ("none", None)])
+def test_response_format_can_be_relaxed_for_servers_without_json_schema(
+    server: FakeOpenAIServer, judge_context: Callable[..., GradeContext], fmt: str, expected: dict | None
+) -> None:
+    server.queue_replies('{"score": 1}')
+    (judge,) = judge_context(response_format=fmt).judges
+    judge.ask(REQUEST)
+    assert server.requests[0].json.get("response_format") == expected
+
+
+def test_no_key_is_a_clear_error(server: FakeOpenAIServer, judge_context: Callable[..., GradeContext], monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("OPENAI_API_KEY")
+    with pytest.raises(GraderError, match="no API key for the judge: set the environment variable OPENAI_API_KEY"):
+        judge_context()
