@@ -130,7 +130,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(json.dumps([asdict(r) for r in rows], indent=2))
         return 0
     print(
-        f"{'name':32} {'kind':8} {'n':>4} {'unmatched':>9} {'accuracy':>8} {'kappa':>6} {'pearson':>7} {'spearman':>8} {'kendall':>7}"
+        f"{'name':32} {'kind':8} {'n':>4} {'unmatched':>9} {'accuracy':>8} {'kappa':>6} "
+        f"{'pearson':>7} {'spearman':>8} {'kendall':>7}"
     )
     for r in rows:
         print(

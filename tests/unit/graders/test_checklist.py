@@ -19,12 +19,16 @@ QUESTIONS = [f"Is element {i} present?" for i in range(1, 9)]
 
 def answers(no: tuple[int, ...] = (), skip: tuple[int, ...] = ()) -> str:
     items = [
-        {"id": i, "reason": f"reason {i}", "answer": "no" if i in no else "yes"} for i in range(1, len(QUESTIONS) + 1) if i not in skip
+        {"id": i, "reason": f"reason {i}", "answer": "no" if i in no else "yes"}
+        for i in range(1, len(QUESTIONS) + 1)
+        if i not in skip
     ]
     return reply({"answers": items})
 
 
-def test_all_yes_passes(server: FakeOpenAIServer, judge_context: Callable[..., GradeContext], make_case: Callable[..., Any]) -> None:
+def test_all_yes_passes(
+    server: FakeOpenAIServer, judge_context: Callable[..., GradeContext], make_case: Callable[..., Any]
+) -> None:
     server.queue_replies(answers())
     grade = ChecklistGrader({"questions": QUESTIONS}).grade(make_case(), OUTPUT, judge_context())
     assert grade.gates[0].passed and grade.gates[0].reason.startswith("8/8 answered yes")
@@ -56,7 +60,9 @@ def test_an_unanswered_question_counts_as_wrong(
     assert "Q2 was not answered" in grade.gates[0].reason
 
 
-def test_min_score_threshold(server: FakeOpenAIServer, judge_context: Callable[..., GradeContext], make_case: Callable[..., Any]) -> None:
+def test_min_score_threshold(
+    server: FakeOpenAIServer, judge_context: Callable[..., GradeContext], make_case: Callable[..., Any]
+) -> None:
     server.queue_replies(answers(no=(1, 2, 3)))
     gate = ChecklistGrader({"questions": QUESTIONS, "min_score": 0.75}).grade(make_case(), OUTPUT, judge_context()).gates[0]
     assert not gate.passed and gate.reason.startswith("5/8 answered yes (needs 75%)")
@@ -66,7 +72,9 @@ def test_hidden_rationale_is_shown_to_the_judge_only(
     server: FakeOpenAIServer, judge_context: Callable[..., GradeContext], make_case: Callable[..., Any]
 ) -> None:
     server.queue_replies(answers())
-    ChecklistGrader({"questions": QUESTIONS, "hidden_rationale": "The capital is Canberra."}).grade(make_case(), OUTPUT, judge_context())
+    ChecklistGrader({"questions": QUESTIONS, "hidden_rationale": "The capital is Canberra."}).grade(
+        make_case(), OUTPUT, judge_context()
+    )
     text = user_text(server.requests[0].json)
     assert "The capital is Canberra." in text and "8. Is element 8 present?" in text
     schema = server.requests[0].json["response_format"]["json_schema"]["schema"]
@@ -83,7 +91,9 @@ def test_question_ids_out_of_range_are_rejected_then_error(
         ChecklistGrader({"questions": QUESTIONS}).grade(make_case(), OUTPUT, judge_context())
 
 
-def test_majority_over_repeats(server: FakeOpenAIServer, judge_context: Callable[..., GradeContext], make_case: Callable[..., Any]) -> None:
+def test_majority_over_repeats(
+    server: FakeOpenAIServer, judge_context: Callable[..., GradeContext], make_case: Callable[..., Any]
+) -> None:
     server.queue_replies(answers(no=(4,)), answers(), answers(no=(4,)))
     grade = ChecklistGrader({"questions": QUESTIONS}).grade(make_case(), OUTPUT, judge_context(repeats=3))
     metrics = {m.name: m.value for m in grade.metrics}

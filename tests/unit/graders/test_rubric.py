@@ -65,7 +65,11 @@ def test_passing_fields_pass_the_verdict(
     ],
 )
 def test_a_failed_rule_fails_the_verdict_and_says_which(
-    server: FakeOpenAIServer, judge_context: Callable[..., GradeContext], make_case: Callable[..., Any], overrides: dict, message: str
+    server: FakeOpenAIServer,
+    judge_context: Callable[..., GradeContext],
+    make_case: Callable[..., Any],
+    overrides: dict,
+    message: str,
 ) -> None:
     server.queue_replies(ui_reply(**overrides))
     (verdict,) = RubricGrader({"rubric": "ui_mockup"}).grade(make_case(), OUTPUT, judge_context()).gates
@@ -110,10 +114,16 @@ def test_two_judges_are_both_asked(
 
 
 def test_content_is_sent_in_the_stated_order(
-    server: FakeOpenAIServer, judge_context: Callable[..., GradeContext], make_case: Callable[..., Any], make_image: Callable[..., Path]
+    server: FakeOpenAIServer,
+    judge_context: Callable[..., GradeContext],
+    make_case: Callable[..., Any],
+    make_image: Callable[..., Path],
 ) -> None:
     case = make_case(
-        task="image_editing", criteria="keep the text", images=(make_image("in1.png"), make_image("in2.png")), mask=make_image("m.png")
+        task="image_editing",
+        criteria="keep the text",
+        images=(make_image("in1.png"), make_image("in2.png")),
+        mask=make_image("m.png"),
     )
     server.queue_replies(
         reply(
@@ -130,7 +140,12 @@ def test_content_is_sent_in_the_stated_order(
     content = server.requests[0].json["messages"][1]["content"]
     labels = [c["text"] for c in content if c["type"] == "text"]
     assert labels[0].startswith("Prompt given to the model:\na red square") and "keep the text" in labels[0]
-    assert labels[1:] == ["[Input image 1]", "[Input image 2]", "[Edit mask (transparent or white areas may change)]", "[Output image 1]"]
+    assert labels[1:] == [
+        "[Input image 1]",
+        "[Input image 2]",
+        "[Edit mask (transparent or white areas may change)]",
+        "[Output image 1]",
+    ]
     assert sum(c["type"] == "image_url" for c in content) == 4
 
 
@@ -178,15 +193,30 @@ def test_users_own_rubric_file_and_prompt_file(
     [
         ({"name": "x", "instructions": "i", "fields": [], "rules": {}}, "should be non-empty"),
         (
-            {"name": "x", "instructions": "i", "fields": [{"name": "a", "kind": "score", "description": "d"}], "rules": {"b": ">= 1"}},
+            {
+                "name": "x",
+                "instructions": "i",
+                "fields": [{"name": "a", "kind": "score", "description": "d"}],
+                "rules": {"b": ">= 1"},
+            },
             "rule names unknown field 'b'",
         ),
         (
-            {"name": "x", "instructions": "i", "fields": [{"name": "a", "kind": "score", "description": "d"}], "rules": {"a": "high"}},
+            {
+                "name": "x",
+                "instructions": "i",
+                "fields": [{"name": "a", "kind": "score", "description": "d"}],
+                "rules": {"a": "high"},
+            },
             "must look like '>= 3'",
         ),
         (
-            {"name": "x", "instructions": "i", "fields": [{"name": "a", "kind": "pass_fail", "description": "d"}], "rules": {"a": ">= 1"}},
+            {
+                "name": "x",
+                "instructions": "i",
+                "fields": [{"name": "a", "kind": "pass_fail", "description": "d"}],
+                "rules": {"a": ">= 1"},
+            },
             "must be 'pass' or 'fail'",
         ),
     ],

@@ -16,7 +16,13 @@ from pytest_visioneval.testing import FakeOpenAIServer
 from tests.unit.conftest import image_bytes, reply
 
 OUTPUT = (Artifact("image-0.png", image_bytes()),)
-DIMS = {"goal": "goal achieved", "logic": "interaction logic", "cons": "consistency", "ui": "plausible UI", "qual": "visual quality"}
+DIMS = {
+    "goal": "goal achieved",
+    "logic": "interaction logic",
+    "cons": "consistency",
+    "ui": "plausible UI",
+    "qual": "visual quality",
+}
 
 
 def scores(**values: int) -> str:
@@ -39,7 +45,9 @@ def test_min_mean_gate_fails_below(
     server: FakeOpenAIServer, judge_context: Callable[..., GradeContext], make_case: Callable[..., Any]
 ) -> None:
     server.queue_replies(scores(score=3))
-    grade = ScoreGrader({"question": "How appealing is the page?", "scale": 10, "min": 6}).grade(make_case(), OUTPUT, judge_context())
+    grade = ScoreGrader({"question": "How appealing is the page?", "scale": 10, "min": 6}).grade(
+        make_case(), OUTPUT, judge_context()
+    )
     assert not grade.gates[0].passed and "mean 3 < 6" in grade.gates[0].reason
 
 
@@ -57,7 +65,9 @@ def test_min_above_scale_is_caught_at_collection(make_case: Callable[..., Any]) 
     assert "above the scale" in (ScoreGrader.check_case(make_case(), {"question": "q", "scale": 5, "min": 7}) or "")
 
 
-def test_no_output_scores_zero(server: FakeOpenAIServer, judge_context: Callable[..., GradeContext], make_case: Callable[..., Any]) -> None:
+def test_no_output_scores_zero(
+    server: FakeOpenAIServer, judge_context: Callable[..., GradeContext], make_case: Callable[..., Any]
+) -> None:
     grade = ScoreGrader({"dimensions": DIMS, "scale": 5}).grade(make_case(), (), judge_context())
     assert {m.name: m.value for m in grade.metrics}["normalized"] == 0.0 and server.requests == []
 

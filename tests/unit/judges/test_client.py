@@ -78,7 +78,9 @@ def test_response_format_can_be_relaxed_for_servers_without_json_schema(
     assert server.requests[0].json.get("response_format") == expected
 
 
-def test_no_key_is_a_clear_error(server: FakeOpenAIServer, judge_context: Callable[..., GradeContext], monkeypatch: pytest.MonkeyPatch) -> None:
+def test_no_key_is_a_clear_error(
+    server: FakeOpenAIServer, judge_context: Callable[..., GradeContext], monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.delenv("OPENAI_API_KEY")
     with pytest.raises(GraderError, match="no API key for the judge: set the environment variable OPENAI_API_KEY"):
         judge_context()

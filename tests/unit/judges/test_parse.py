@@ -28,7 +28,7 @@ def test_plain_and_fenced_json_are_read() -> None:
         ('{"score": 9}', "at score: 9 is greater than the maximum of 5"),
         ('{"score": "high"}', "at score: 'high' is not of type 'integer'"),
         ('{"score": 3, "verdict": "PASS"}', "Additional properties are not allowed"),
-        ('{}', "'score' is a required property"),
+        ("{}", "'score' is a required property"),
         ('Sure! ```json\n{"score": 3}\n```', "not valid JSON"),  # prose around the fence is not accepted
     ],
 )
