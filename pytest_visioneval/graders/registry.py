@@ -10,10 +10,13 @@ from typing import Any
 from ..errors import GraderError
 from .base import Grader
 from .checklist import ChecklistGrader
+from .html import HtmlGrader
 from .image import ImageGrader
+from .locality import LocalityGrader
 from .rubric import RubricGrader
 from .score import ScoreGrader
 from .similarity import SimilarityGrader
+from .ssim import SsimGrader
 from .viescore import VieScoreGrader
 
 ENTRY_POINT_GROUP = "pytest_visioneval.graders"
@@ -21,6 +24,9 @@ ENTRY_POINT_GROUP = "pytest_visioneval.graders"
 BUILTIN_GRADERS: dict[str, type[Grader]] = {
     "image": ImageGrader,
     "similarity": SimilarityGrader,
+    "ssim": SsimGrader,
+    "locality": LocalityGrader,
+    "html": HtmlGrader,
     "rubric": RubricGrader,
     "checklist": ChecklistGrader,
     "score": ScoreGrader,

@@ -163,12 +163,14 @@ def test_client_error_is_not_retried(srv: FakeOpenAIServer, make_case: Callable[
 
 
 def test_unreachable_server(make_case: Callable[..., CaseSpec]) -> None:
+    # Hold the port (bound, never listening) for the whole test: connections are
+    # refused, and no other test's server can take the port meanwhile.
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
-    built = create_model("openai:m", ModelSettings(base_url=f"http://127.0.0.1:{port}/v1", max_retries=0, timeout=5))
-    with pytest.raises(ModelError, match="cannot reach the API"):
-        built.generate(make_case(), {})
+        built = create_model("openai:m", ModelSettings(base_url=f"http://127.0.0.1:{port}/v1", max_retries=0, timeout=5))
+        with pytest.raises(ModelError, match="cannot reach the API"):
+            built.generate(make_case(), {})
 
 
 def test_timeout(make_case: Callable[..., CaseSpec]) -> None:

@@ -1,0 +1,203 @@
+"""``use: html`` - the structure of a generated HTML page, as gates.
+
+Grades the first artifact of kind ``html`` (the reason names it when there are
+several), parsed with BeautifulSoup's ``html.parser``: it ships with Python,
+so the grader needs no lxml or html5lib and parses the same way everywhere.
+
+Gates:
+
+* ``parses``     - the page looks like HTML: it has an ``<html>`` or ``<body>``
+  element, or at least one standard HTML element (so plain text, Markdown,
+  JSON or ``<think>``-style pseudo tags fail). When it fails, or there is no
+  HTML artifact, no other gate or metric is reported.
+* ``img_count``  - the number of ``<img>`` elements is ``img_count``, or within
+  ``min_imgs`` .. ``max_imgs``.
+* ``img_alt``    - every ``<img>`` has an alt that is not empty or blank (on unless
+  ``require_alt: false``). Decorative ``alt=""`` fails too: a generated page
+  should say what its images show.
+* ``required_text`` - each string of ``required_text`` is in the visible text,
+  ignoring case and runs of whitespace.
+* ``required_selectors`` - each CSS selector of ``required_selectors`` matches.
+
+Metrics: ``img_count`` and ``alt_coverage`` (share of ``<img>`` with a good
+alt; 1.0 for a page without images, in line with ``img_alt`` passing it).
+
+Visible text is the text of ``<body>`` content outside ``<head>``, ``<script>``,
+``<style>``, ``<template>`` and ``<noscript>``, plus the ``placeholder`` of form
+fields and the ``value`` of button-like ``<input>``. CSS is not applied, so text
+hidden with ``display: none`` still counts.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any, ClassVar
+
+import soupsieve
+from bs4 import BeautifulSoup, NavigableString, Tag
+
+from ..artifacts import Artifact
+from ..cases.spec import CaseSpec
+from ..errors import GraderError
+from .base import Gate, Grade, GradeContext, Metric
+
+# The elements of the WHATWG HTML standard (plus a few obsolete ones models
+# still write), for telling an HTML page from text that merely holds a tag.
+HTML_ELEMENTS = frozenset(
+    """
+    a abbr address area article aside audio b base bdi bdo blockquote body br button canvas caption
+    center cite code col colgroup data datalist dd del details dfn dialog div dl dt em embed fieldset
+    figcaption figure font footer form h1 h2 h3 h4 h5 h6 head header hgroup hr html i iframe img input
+    ins kbd label legend li link main map mark math menu meta meter nav noscript object ol optgroup
+    option output p picture pre progress q rp rt ruby s samp script search section select slot small
+    source span strong style sub summary sup svg table tbody td template textarea tfoot th thead time
+    title tr track u ul var video wbr
+    """.split()
+)
+_INVISIBLE = ("head", "script", "style", "template", "noscript")
+_BUTTON_INPUTS = frozenset({"button", "submit", "reset"})
+
+
+class HtmlGrader:
+    options_schema: ClassVar[Mapping[str, Any]] = {
+        "type": "object",
+        "additionalProperties": False,
+        "properties": {
+            "img_count": {"type": "integer", "minimum": 0},
+            "min_imgs": {"type": "integer", "minimum": 0},
+            "max_imgs": {"type": "integer", "minimum": 0},
+            "require_alt": {"type": "boolean", "default": True},
+            "required_text": {"type": "array", "items": {"type": "string", "minLength": 1}},
+            "required_selectors": {"type": "array", "items": {"type": "string", "minLength": 1}},
+        },
+    }
+
+    def __init__(self, options: Mapping[str, Any]):
+        self.options = dict(options)
+
+    @classmethod
+    def check_case(cls, case: CaseSpec, options: Mapping[str, Any]) -> str | None:
+        if case.task != "html_generation":
+            return f"the html grader grades HTML pages; this case's task is {case.task}"
+        if "img_count" in options and ("min_imgs" in options or "max_imgs" in options):
+            return "'img_count' is an exact count; do not combine it with 'min_imgs'/'max_imgs'"
+        if options.get("min_imgs", 0) > options.get("max_imgs", float("inf")):
+            return f"'min_imgs' ({options['min_imgs']}) is above 'max_imgs' ({options['max_imgs']})"
+        bad = invalid_selectors(options.get("required_selectors", ()))
+        if bad:
+            return "invalid CSS selector(s) in 'required_selectors': " + "; ".join(bad)
+        return None
+
+    def grade(self, case: CaseSpec, artifacts: Sequence[Artifact], context: GradeContext | None = None) -> Grade:
+        pages = [a for a in artifacts if a.kind == "html"]
+        if not pages:
+            return Grade(gates=(Gate("parses", False, "the output holds no HTML"),))
+        page = pages[0]
+        which = page.name if len(pages) == 1 else f"{page.name} (the first of {len(pages)} HTML artifacts)"
+        soup = BeautifulSoup(page.data, "html.parser")
+        parses = _parses(soup, which)
+        if not parses.passed:
+            return Grade(gates=(parses,))
+        imgs = soup.find_all("img")
+        missing_alt = [(i, img) for i, img in enumerate(imgs, 1) if not str(img.get("alt") or "").strip()]
+        gates = [parses]
+        if {"img_count", "min_imgs", "max_imgs"} & self.options.keys():
+            gates.append(self._img_count(len(imgs)))
+        if self.options.get("require_alt", True):
+            gates.append(_img_alt(imgs, missing_alt))
+        if "required_text" in self.options:
+            gates.append(_required_text(soup, self.options["required_text"]))
+        if "required_selectors" in self.options:
+            gates.append(_required_selectors(soup, self.options["required_selectors"]))
+        coverage = (len(imgs) - len(missing_alt)) / len(imgs) if imgs else 1.0
+        metrics = (
+            Metric("img_count", len(imgs), f"{len(imgs)} <img> element(s) in {which}"),
+            Metric(
+                "alt_coverage",
+                coverage,
+                f"{len(imgs) - len(missing_alt)} of {len(imgs)} <img> have a non-blank alt" if imgs else "no <img> elements",
+            ),
+        )
+        return Grade(gates=tuple(gates), metrics=metrics)
+
+    def _img_count(self, n: int) -> Gate:
+        opts = self.options
+        if "img_count" in opts:
+            return Gate("img_count", n == opts["img_count"], f"{n} <img> element(s), expected {opts['img_count']}")
+        low, high = opts.get("min_imgs"), opts.get("max_imgs")
+        passed = (low is None or n >= low) and (high is None or n <= high)
+        if low is not None and high is not None:
+            want = f"{low} to {high}"
+        else:
+            want = f"at least {low}" if low is not None else f"at most {high}"
+        return Gate("img_count", passed, f"{n} <img> element(s), expected {want}")
+
+
+def _parses(soup: BeautifulSoup, which: str) -> Gate:
+    tags = [t.name for t in soup.find_all(True)]
+    known = [name for name in tags if name in HTML_ELEMENTS]
+    if "html" in known or "body" in known:
+        return Gate("parses", True, f"{which}: an HTML page of {len(tags)} element(s)")
+    if known:
+        return Gate("parses", True, f"{which}: an HTML fragment of {len(tags)} element(s), without <html> or <body>")
+    found = f" (only non-HTML tags: {', '.join(sorted(set(tags)))})" if tags else ""
+    return Gate("parses", False, f"{which} does not look like HTML: no HTML element{found}")
+
+
+def _img_alt(imgs: list[Tag], missing: list[tuple[int, Tag]]) -> Gate:
+    if not imgs:
+        return Gate("img_alt", True, "no <img> elements")
+    if not missing:
+        return Gate("img_alt", True, f"all {len(imgs)} <img> have a non-blank alt")
+    listed = ", ".join(f"{_img_label(i, img)} ({'no alt' if img.get('alt') is None else 'blank alt'})" for i, img in missing)
+    return Gate("img_alt", False, f"{len(missing)} of {len(imgs)} <img> lack a non-blank alt: {listed}")
+
+
+def _img_label(position: int, img: Tag) -> str:
+    src = str(img.get("src") or "").strip()
+    if not src:
+        return f"<img> #{position} without src"
+    return src if len(src) <= 80 else src[:77] + "..."  # data: URIs can be megabytes
+
+
+def _required_text(soup: BeautifulSoup, wanted: Sequence[str]) -> Gate:
+    text = _normalize(visible_text(soup))
+    missing = [s for s in wanted if _normalize(s) not in text]
+    if missing:
+        return Gate("required_text", False, f"{len(missing)} of {len(wanted)} missing: " + ", ".join(map(repr, missing)))
+    return Gate("required_text", True, f"all {len(wanted)} present")
+
+
+def _required_selectors(soup: BeautifulSoup, selectors: Sequence[str]) -> Gate:
+    try:
+        missing = [s for s in selectors if soup.select_one(s) is None]
+    except soupsieve.SelectorSyntaxError as exc:
+        raise GraderError(f"html: invalid CSS selector in 'required_selectors': {exc}") from exc
+    if missing:
+        return Gate("required_selectors", False, f"{len(missing)} of {len(selectors)} match nothing: " + ", ".join(missing))
+    return Gate("required_selectors", True, f"all {len(selectors)} match")
+
+
+def visible_text(soup: BeautifulSoup) -> str:
+    """The text a reader sees, with element boundaries as spaces (``<b>Sign</b>in`` reads "Sign in")."""
+    # Exact type: comments, doctypes and CDATA are NavigableString subclasses.
+    strings = [str(s) for s in soup.find_all(string=True) if type(s) is NavigableString and s.find_parent(_INVISIBLE) is None]
+    strings += [str(t["placeholder"]) for t in soup.find_all(["input", "textarea"]) if t.get("placeholder")]
+    strings += [
+        str(t["value"]) for t in soup.find_all("input") if t.get("value") and str(t.get("type", "")).lower() in _BUTTON_INPUTS
+    ]
+    return " ".join(strings)
+
+
+def invalid_selectors(selectors: Sequence[str]) -> list[str]:
+    bad = []
+    for selector in selectors:
+        try:
+            soupsieve.compile(selector)
+        except soupsieve.SelectorSyntaxError as exc:
+            bad.append(f"{selector!r}: {str(exc).splitlines()[0]}")
+    return bad
+
+
+def _normalize(text: str) -> str:
+    return " ".join(text.split()).casefold()

@@ -1,0 +1,121 @@
+"""``use: ssim`` - structural similarity of the output image to a known image.
+
+Metric ``ssim`` in [-1, 1] (1 = identical): scikit-image's
+``structural_similarity`` computed on each RGB channel and averaged, with the
+window of Wang et al. (2004): Gaussian, sigma 1.5 (11x11), population
+covariance. The output is resized (bilinear) to the comparison image's size
+first, and the reason says so. Transparency is flattened onto white. With
+several output images, the mean; an image that does not decode scores 0 ("no
+structural similarity"). With ``min_ssim`` set, also a gate ``match``.
+
+Per channel rather than grayscale because a recolour is a change of hue:
+turning a red emblem teal leaves the luminance, and so grayscale SSIM, almost
+untouched (0.997 on the cookbook logo) while per-channel SSIM drops to 0.81.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any, ClassVar
+
+import numpy as np
+from PIL import Image
+from skimage.metrics import structural_similarity
+
+from ..artifacts import Artifact
+from ..cases.spec import CaseSpec
+from ..errors import GraderError
+from .base import Gate, Grade, GradeContext, Metric
+from .imaging import decode, load_path, rgb_array
+
+# Wang et al.'s window: an 11x11 Gaussian (sigma 1.5, truncated at 3.5 sigma).
+_SSIM_ARGS: Mapping[str, Any] = {"gaussian_weights": True, "sigma": 1.5, "use_sample_covariance": False, "data_range": 255.0}
+MIN_SSIM_SIDE = 11
+
+
+class SsimGrader:
+    options_schema: ClassVar[Mapping[str, Any]] = {
+        "type": "object",
+        "additionalProperties": False,
+        "properties": {
+            "against": {"enum": ["reference", "input"], "default": "reference"},
+            "min_ssim": {"type": "number", "minimum": -1, "maximum": 1},
+        },
+    }
+
+    def __init__(self, options: Mapping[str, Any]):
+        self.against = options.get("against", "reference")
+        self.min_ssim = options.get("min_ssim")
+
+    @classmethod
+    def check_case(cls, case: CaseSpec, options: Mapping[str, Any]) -> str | None:
+        against = options.get("against", "reference")
+        if against == "reference" and case.reference is None:
+            return "the ssim grader compares with 'reference', which this case lacks"
+        if against == "input" and not case.images:
+            return "the ssim grader compares with the first input image, which this case lacks"
+        return None
+
+    def grade(self, case: CaseSpec, artifacts: Sequence[Artifact], context: GradeContext | None = None) -> Grade:
+        target_path = self._target_path(case)
+        target = load_path(target_path)
+        check_ssim_size(target, target_path)
+        expected = rgb_array(target)
+        images = [a for a in artifacts if a.kind == "image"]
+        if not images:
+            metric = Metric("ssim", 0.0, "the output holds no image")
+            return Grade(gates=self._gate(0.0, metric.reason), metrics=(metric,))
+        scores, notes = [], []
+        for artifact in images:
+            try:
+                out = decode(artifact.data)
+            except ValueError as exc:
+                scores.append(0.0)
+                notes.append(f"{artifact.name}: does not decode ({exc}), scored 0")
+                continue
+            fitted, resized = fit_to(out, target.size)
+            score = mean_ssim(rgb_array(fitted), expected)
+            scores.append(score)
+            notes.append(f"{artifact.name}: {score:.4f}" + (f" (resized from {out.width}x{out.height})" if resized else ""))
+        value = float(np.mean(scores))
+        reason = f"vs {self.against} {target_path.name}: " + "; ".join(notes)
+        return Grade(gates=self._gate(value, reason), metrics=(Metric("ssim", value, reason),))
+
+    def _target_path(self, case: CaseSpec) -> Path:
+        path = case.reference if self.against == "reference" else (case.images[0] if case.images else None)
+        if path is None:
+            raise GraderError(f"ssim: case {case.uid} has no {self.against} image")
+        return path
+
+    def _gate(self, value: float, reason: str) -> tuple[Gate, ...]:
+        if self.min_ssim is None:
+            return ()
+        passed = value >= self.min_ssim
+        return (Gate("match", passed, f"ssim {value:.4f} {'>=' if passed else '<'} {self.min_ssim}; {reason}"),)
+
+
+def fit_to(image: Image.Image, size: tuple[int, int]) -> tuple[Image.Image, bool]:
+    """``image`` resized (bilinear) to ``size`` when it differs, and whether it was."""
+    if image.size == size:
+        return image, False
+    return image.resize(size, Image.Resampling.BILINEAR), True
+
+
+def check_ssim_size(image: Image.Image, path: Path) -> None:
+    """SSIM needs a whole window inside the image; a smaller comparison image is a case problem."""
+    if min(image.size) < MIN_SSIM_SIDE:
+        raise GraderError(
+            f"image {path} is {image.width}x{image.height}; SSIM needs at least {MIN_SSIM_SIDE}x{MIN_SSIM_SIDE} pixels"
+        )
+
+
+def mean_ssim(a: np.ndarray, b: np.ndarray) -> float:
+    """Mean SSIM of two same-size RGB arrays (0-255), averaged over the channels."""
+    return float(structural_similarity(a, b, channel_axis=2, **_SSIM_ARGS))
+
+
+def ssim_map(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Per-pixel SSIM (height x width) of two same-size RGB arrays, averaged over the channels."""
+    _, full = structural_similarity(a, b, channel_axis=2, full=True, **_SSIM_ARGS)
+    return np.asarray(full, dtype=np.float64).mean(axis=2)
