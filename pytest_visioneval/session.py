@@ -8,6 +8,7 @@ and the setup/call/teardown outcomes give the case's status.
 from __future__ import annotations
 
 import time
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -143,8 +144,6 @@ def _text(report: pytest.TestReport) -> str | None:
 
 def _identity_from_nodeid(nodeid: str, globs: tuple[str, ...]) -> dict[str, Any] | None:
     """For a case item that left no record (its worker died): rebuild who it was."""
-    from pathlib import Path
-
     path, sep, name = nodeid.partition("::")
     if not sep or "/" not in name or not is_case_file(Path(path), globs):
         return None
