@@ -122,16 +122,34 @@ class ArtifactStore:
     def case_dir(self, model: str, suite: str, case_id: str) -> Path:
         return self.root / self.run_id / slug(model) / suite / case_id
 
-    def save(self, model: str, suite: str, case_id: str, output: ModelOutput) -> tuple[Artifact, ...]:
-        """Write every artifact and the provenance record; return them with paths."""
-        folder = self.case_dir(model, suite, case_id)
+    def _write(self, folder: Path, artifacts: tuple[Artifact, ...], producer: str) -> tuple[Artifact, ...]:
         saved = []
-        for artifact in output.artifacts:
+        for artifact in artifacts:
             if not _SAFE_NAME.match(artifact.name):
-                raise ModelError(f"{model} returned an artifact with an unsafe file name: {artifact.name!r}")
+                raise ModelError(f"{producer} returned an artifact with an unsafe file name: {artifact.name!r}")
             target = folder / artifact.name
             write_atomic(target, artifact.data)
             saved.append(Artifact(artifact.name, artifact.data, artifact.mime, target))
+        return tuple(saved)
+
+    def save_derived(
+        self, model: str, suite: str, case_id: str, artifacts: tuple[Artifact, ...], how: str
+    ) -> tuple[Artifact, ...]:
+        """Write files made from the model's output (extracted page, screenshots), noting how in the provenance."""
+        folder = self.case_dir(model, suite, case_id)
+        saved = self._write(folder, artifacts, how)
+        record_path = folder / PROVENANCE_FILE
+        provenance = json.loads(record_path.read_text(encoding="utf-8")) if record_path.is_file() else {}
+        provenance.setdefault("derived", []).extend(
+            {"name": a.name, "mime": a.mime, "bytes": len(a.data), "sha256": a.sha256, "how": how} for a in saved
+        )
+        write_atomic(record_path, json.dumps(provenance, indent=2, default=str).encode())
+        return saved
+
+    def save(self, model: str, suite: str, case_id: str, output: ModelOutput) -> tuple[Artifact, ...]:
+        """Write every artifact and the provenance record; return them with paths."""
+        folder = self.case_dir(model, suite, case_id)
+        saved = self._write(folder, output.artifacts, model)
         provenance = {
             "case": f"{suite}/{case_id}",
             "model": model,

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
@@ -14,7 +14,9 @@ from .graders import GradeContext
 from .judges import create_judges
 from .models import Model, create_model
 from .options import Settings, settings_key
+from .pages import prepare
 from .records import gate_entry, metric_entry, record_for
+from .render import Renderer
 from .run_id import run_id_key
 from .runner import CaseEvaluation, generate, grade
 
@@ -59,6 +61,14 @@ def visioneval_grade_context(visioneval_settings: Settings) -> GradeContext:
     else:
         return GradeContext(judges=judges, judge_repeats=visioneval_settings.judge_repeats)
     pytest.fail(problem, pytrace=False)
+
+
+@pytest.fixture(scope="session")
+def visioneval_renderer(visioneval_settings: Settings) -> Iterator[Renderer]:
+    """Chromium for rendering HTML outputs: one browser per worker, started on first use."""
+    renderer = Renderer(visioneval_settings.chromium)
+    yield renderer
+    renderer.close()
 
 
 @pytest.fixture
@@ -106,7 +116,14 @@ def visioneval_evaluation(
         record["model"] = model.name
         artifacts = generate(visioneval_case, model, visioneval_store, visioneval_settings.model_params)
         record["artifacts"] = [{"name": a.name, "path": str(a.path), "mime": a.mime, "sha256": a.sha256} for a in artifacts]
-        evaluation = grade(visioneval_case, artifacts, request.getfixturevalue("visioneval_grade_context"))
+        prepared = prepare(
+            visioneval_case, artifacts, visioneval_store, model.name, lambda: request.getfixturevalue("visioneval_renderer")
+        )
+        record["artifacts"] = [
+            {"name": a.name, "path": str(a.path), "mime": a.mime, "sha256": a.sha256} for a in prepared.artifacts
+        ]
+        context = request.getfixturevalue("visioneval_grade_context")
+        evaluation = grade(visioneval_case, prepared.artifacts, context, prepared.metrics)
     except VisionEvalError as exc:
         record["error"] = f"{type(exc).__name__}: {exc}"
     if record["error"]:

@@ -42,6 +42,7 @@ class Settings:
     judges: tuple[str, ...] = ()
     judge_settings: JudgeSettings = field(default_factory=JudgeSettings)
     judge_repeats: int = 1
+    chromium: str | None = None
 
 
 settings_key = pytest.StashKey[Settings]()
@@ -169,6 +170,7 @@ def add_options(parser: pytest.Parser) -> None:
         metavar="PX",
     )
     both("--judge-max-images", "visioneval_judge_max_images", "most images one judge request may carry (default 12)", metavar="N")
+    both("--chromium", "visioneval_chromium", "Chromium binary for rendering HTML (default: chromium on PATH)", metavar="PATH")
     parser.addini("visioneval_files", "glob patterns of case files", type="args", default=list(DEFAULT_CASE_GLOBS))
 
 
@@ -288,7 +290,9 @@ def _build(config: pytest.Config) -> Settings:
     for judge in judges:
         if not judge.startswith("openai:") or judge == "openai:":
             raise ConfigError(f"--judge={judge!r}: judges are named openai:MODEL (any OpenAI-compatible endpoint)")
+    chromium = _value(config, "visioneval_chromium")
     return Settings(
+        chromium=str(chromium) if chromium else None,
         judges=judges,
         judge_settings=judge_settings,
         judge_repeats=max(1, _number(config, "visioneval_judge_repeats", 1, int)),

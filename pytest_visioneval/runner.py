@@ -46,10 +46,16 @@ def generate(case: CaseSpec, model: Model, store: ArtifactStore, overrides: Mapp
     return store.save(model.name, case.suite, case.id, output)
 
 
-def grade(case: CaseSpec, artifacts: tuple[Artifact, ...], context: GradeContext | None = None) -> CaseEvaluation:
+def grade(
+    case: CaseSpec,
+    artifacts: tuple[Artifact, ...],
+    context: GradeContext | None = None,
+    extra_metrics: tuple[Metric, ...] = (),
+) -> CaseEvaluation:
+    """Run every grader of the case; ``extra_metrics`` (e.g. render.*) are recorded with theirs."""
     context = context or GradeContext()
     gates: list[GateOutcome] = []
-    metrics: list[Metric] = []
+    metrics: list[Metric] = list(extra_metrics)
     skipped: list[tuple[str, str]] = []
     for spec in case.graders:
         grader = create_grader(spec.use, spec.options)

@@ -56,6 +56,7 @@ class CaseSpec:
     description: str | None = None
     skip: str | None = None
     xfail: str | None = None
+    render: Mapping[str, Any] | None = None  # Chromium capture options; None: do not render
 
     @property
     def uid(self) -> str:

@@ -43,10 +43,12 @@ def case_parts(case: CaseSpec, artifacts: Sequence[Artifact], *, extra_text: str
     if case.mask is not None:
         parts.append(ImagePart("Edit mask (transparent or white areas may change)", case.mask.read_bytes()))
     outputs = [a for a in artifacts if a.kind == "image"]
-    parts += [ImagePart(f"Output image {i}", a.data) for i, a in enumerate(outputs, 1)]
-    for a in artifacts:
-        if a.kind in ("html", "text", "svg"):
-            parts.append(TextPart(f"Output file {a.name}:\n{a.data.decode('utf-8', errors='replace')}"))
+    parts += [ImagePart(f"Output image {i} ({a.name})", a.data) for i, a in enumerate(outputs, 1)]
+    # The page's code when there is one; a bare text reply only when there is not
+    # (the reply, DOM snapshot and render report would repeat the page).
+    code = [a for a in artifacts if a.kind in ("html", "svg")] or [a for a in artifacts if a.kind == "text"]
+    for a in code:
+        parts.append(TextPart(f"Output file {a.name}:\n{a.data.decode('utf-8', errors='replace')}"))
     return parts
 
 

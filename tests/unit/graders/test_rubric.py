@@ -144,7 +144,7 @@ def test_content_is_sent_in_the_stated_order(
         "[Input image 1]",
         "[Input image 2]",
         "[Edit mask (transparent or white areas may change)]",
-        "[Output image 1]",
+        "[Output image 1 (image-0.png)]",
     ]
     assert sum(c["type"] == "image_url" for c in content) == 4
 
