@@ -93,7 +93,8 @@ def test_files_outside_the_pages_folder_cannot_be_read(renderer: Renderer, tmp_p
         tmp_path / "site",
         """<img src="file:///etc/hostname">
         <script>
-          const show = (url) => fetch(url).then(r => r.text()).then(t => console.log('got ' + t)).catch(() => console.log('refused'));
+          const show = (url) => fetch(url).then(r => r.text())
+            .then(t => console.log('got ' + t)).catch(() => console.log('refused'));
           show('/..%2fsecret.txt');
           show('file:///etc/hostname');
         </script>""",
