@@ -13,6 +13,7 @@ from .checklist import ChecklistGrader
 from .html import HtmlGrader
 from .image import ImageGrader
 from .locality import LocalityGrader
+from .ocr import TextGrader
 from .rubric import RubricGrader
 from .score import ScoreGrader
 from .similarity import SimilarityGrader
@@ -27,6 +28,7 @@ BUILTIN_GRADERS: dict[str, type[Grader]] = {
     "ssim": SsimGrader,
     "locality": LocalityGrader,
     "html": HtmlGrader,
+    "text": TextGrader,
     "rubric": RubricGrader,
     "checklist": ChecklistGrader,
     "score": ScoreGrader,

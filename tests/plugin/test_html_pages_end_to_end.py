@@ -61,7 +61,15 @@ def test_reply_is_extracted_rendered_and_graded(pytester: pytest.Pytester, page_
     cases = {c["uid"]: c for c in read_json(pytester.path / "r.json")["cases"]}
     shop = cases["pages/shop"]
     names = sorted(a["name"] for a in shop["artifacts"])
-    assert names == ["dom-snapshot.txt", "fullpage.png", "page.html", "render.json", "reply.md", "screenshot-1.png", "screenshot-2.png"]
+    assert names == [
+        "dom-snapshot.txt",
+        "fullpage.png",
+        "page.html",
+        "render.json",
+        "reply.md",
+        "screenshot-1.png",
+        "screenshot-2.png",
+    ]
     metrics = {m["name"]: m for m in shop["metrics"]}
     assert metrics["render.blocked_requests"]["value"] == 1 and "cdn.example.com" in metrics["render.blocked_requests"]["reason"]
     assert metrics["render.console_errors"]["value"] >= 1 and "oops" in metrics["render.console_errors"]["reason"]
