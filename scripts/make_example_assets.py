@@ -46,6 +46,24 @@ def logo(text: str, color: tuple[int, int, int]) -> Image.Image:
     return img
 
 
+def flyer(headline: str, lines: list[str], cta: str, accent: tuple[int, int, int]) -> Image.Image:
+    """A simple event flyer: headline band, bullet lines, call-to-action box."""
+    big = ImageFont.load_default(size=40)
+    body = ImageFont.load_default(size=24)
+    img = Image.new("RGB", (600, 800), (252, 250, 245))
+    d = ImageDraw.Draw(img)
+    d.rectangle((0, 0, 600, 140), fill=accent)
+    d.text((40, 48), headline, font=big, fill="white")
+    y = 200
+    for line in lines:
+        d.text((60, y), line, font=body, fill=(30, 30, 40))
+        y += 60
+    d.line((160, 720, 440, 720), fill=accent, width=6)
+    width = d.textlength(cta, font=big)
+    d.text(((600 - width) / 2, 655), cta, font=big, fill=(30, 30, 40))
+    return img
+
+
 def circle_mask() -> Image.Image:
     """RGBA mask: transparent where the edit may happen (the circle), opaque elsewhere."""
     mask = Image.new("RGBA", (256, 256), (0, 0, 0, 255))
@@ -65,6 +83,26 @@ def main() -> None:
     save(logo("ACME LABS", (234, 179, 8)), logos / "acme.png")
     save(logo("ACME LABS", (30, 64, 175)), logos / "acme-navy.png")
     save(circle_mask(), logos / "circle-mask.png")
+
+    flyers = ROOT / "cookbook" / "flyers"
+    save(
+        flyer(
+            "Summer Book Fair",
+            ["- Saturday 14 June, 10am to 6pm", "- Riverside Library", "- Free entry for children"],
+            "Visit us",
+            (180, 83, 9),
+        ),
+        flyers / "book-fair.png",
+    )
+    save(
+        flyer(
+            "Farmers Market",
+            ["- Every Sunday morning", "- Fresh bread and honey", "- 20% off for members"],
+            "Join now",
+            (21, 128, 61),
+        ),
+        flyers / "farmers-market.png",
+    )
 
 
 if __name__ == "__main__":
