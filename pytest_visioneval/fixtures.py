@@ -15,7 +15,7 @@ from .judges import create_judges
 from .models import Model, create_model
 from .options import Settings, settings_key
 from .pages import prepare
-from .records import gate_entry, metric_entry, record_for
+from .records import artifact_entry, gate_entry, metric_entry, record_for
 from .render import Renderer
 from .run_id import run_id_key
 from .runner import CaseEvaluation, generate, grade
@@ -115,13 +115,11 @@ def visioneval_evaluation(
         model = request.getfixturevalue("visioneval_model")
         record["model"] = model.name
         artifacts = generate(visioneval_case, model, visioneval_store, visioneval_settings.model_params)
-        record["artifacts"] = [{"name": a.name, "path": str(a.path), "mime": a.mime, "sha256": a.sha256} for a in artifacts]
+        record["artifacts"] = [artifact_entry(a) for a in artifacts]  # kept even if preparing the page fails
         prepared = prepare(
             visioneval_case, artifacts, visioneval_store, model.name, lambda: request.getfixturevalue("visioneval_renderer")
         )
-        record["artifacts"] = [
-            {"name": a.name, "path": str(a.path), "mime": a.mime, "sha256": a.sha256} for a in prepared.artifacts
-        ]
+        record["artifacts"] = [artifact_entry(a) for a in prepared.artifacts]
         context = request.getfixturevalue("visioneval_grade_context")
         evaluation = grade(visioneval_case, prepared.artifacts, context, prepared.metrics)
     except VisionEvalError as exc:

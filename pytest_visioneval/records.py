@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 import pytest
 
+from .artifacts import Artifact
 from .cases.spec import Threshold
 from .cases.suite import display_path
 from .errors import MetricError
@@ -86,6 +87,10 @@ def threshold_entry(t: Threshold) -> dict[str, Any]:
     # Case-file thresholds ride along with each case: the controller never
     # collects under xdist, so this is how it learns them.
     return {"suite": t.suite, "metric": t.metric, "min": t.min, "max": t.max, "source": t.source}
+
+
+def artifact_entry(artifact: Artifact) -> dict[str, Any]:
+    return {"name": artifact.name, "path": str(artifact.path), "mime": artifact.mime, "sha256": artifact.sha256}
 
 
 def gate_entry(name: str, passed: bool, reason: str, gating: bool) -> dict[str, Any]:
