@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import io
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 from PIL import Image, UnidentifiedImageError
 
+from ..cases.spec import CaseSpec
 from ..errors import GraderError
 
 
@@ -35,3 +38,21 @@ def rgb_array(image: Image.Image) -> np.ndarray:
         background = Image.new("RGBA", rgba.size, (255, 255, 255, 255))
         image = Image.alpha_composite(background, rgba)
     return np.asarray(image.convert("RGB"), dtype=np.float32)
+
+
+def missing_comparison(case: CaseSpec, options: Mapping[str, Any], grader: str) -> str | None:
+    """Why a grader comparing with ``against`` (reference or first input) cannot grade this case."""
+    against = options.get("against", "reference")
+    if against == "reference" and case.reference is None:
+        return f"the {grader} grader compares with 'reference', which this case lacks"
+    if against == "input" and not case.images:
+        return f"the {grader} grader compares with the first input image, which this case lacks"
+    return None
+
+
+def comparison_path(case: CaseSpec, against: str, grader: str) -> Path:
+    """The reference, or the first input image, of ``case``."""
+    path = case.reference if against == "reference" else (case.images[0] if case.images else None)
+    if path is None:
+        raise GraderError(f"{grader}: case {case.uid} has no {against} image")
+    return path

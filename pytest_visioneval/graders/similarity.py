@@ -20,9 +20,8 @@ from PIL import Image
 
 from ..artifacts import Artifact
 from ..cases.spec import CaseSpec
-from ..errors import GraderError
 from .base import Gate, Grade, GradeContext, Metric
-from .imaging import decode, load_path, rgb_array
+from .imaging import comparison_path, decode, load_path, missing_comparison, rgb_array
 
 
 class SimilarityGrader:
@@ -41,17 +40,10 @@ class SimilarityGrader:
 
     @classmethod
     def check_case(cls, case: CaseSpec, options: Mapping[str, Any]) -> str | None:
-        against = options.get("against", "reference")
-        if against == "reference" and case.reference is None:
-            return "the similarity grader compares with 'reference', which this case lacks"
-        if against == "input" and not case.images:
-            return "the similarity grader compares with the first input image, which this case lacks"
-        return None
+        return missing_comparison(case, options, "similarity")
 
     def grade(self, case: CaseSpec, artifacts: Sequence[Artifact], context: GradeContext | None = None) -> Grade:
-        target_path = case.reference if self.against == "reference" else (case.images[0] if case.images else None)
-        if target_path is None:
-            raise GraderError(f"similarity: case {case.uid} has no {self.against} image")
+        target_path = comparison_path(case, self.against, "similarity")
         target = load_path(target_path)
         images = [a for a in artifacts if a.kind == "image"]
         if not images:

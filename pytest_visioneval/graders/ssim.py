@@ -27,7 +27,7 @@ from ..artifacts import Artifact
 from ..cases.spec import CaseSpec
 from ..errors import GraderError
 from .base import Gate, Grade, GradeContext, Metric
-from .imaging import decode, load_path, rgb_array
+from .imaging import comparison_path, decode, load_path, missing_comparison, rgb_array
 
 # Wang et al.'s window: an 11x11 Gaussian (sigma 1.5, truncated at 3.5 sigma).
 _SSIM_ARGS: Mapping[str, Any] = {"gaussian_weights": True, "sigma": 1.5, "use_sample_covariance": False, "data_range": 255.0}
@@ -50,15 +50,10 @@ class SsimGrader:
 
     @classmethod
     def check_case(cls, case: CaseSpec, options: Mapping[str, Any]) -> str | None:
-        against = options.get("against", "reference")
-        if against == "reference" and case.reference is None:
-            return "the ssim grader compares with 'reference', which this case lacks"
-        if against == "input" and not case.images:
-            return "the ssim grader compares with the first input image, which this case lacks"
-        return None
+        return missing_comparison(case, options, "ssim")
 
     def grade(self, case: CaseSpec, artifacts: Sequence[Artifact], context: GradeContext | None = None) -> Grade:
-        target_path = self._target_path(case)
+        target_path = comparison_path(case, self.against, "ssim")
         target = load_path(target_path)
         check_ssim_size(target, target_path)
         expected = rgb_array(target)
@@ -81,12 +76,6 @@ class SsimGrader:
         value = float(np.mean(scores))
         reason = f"vs {self.against} {target_path.name}: " + "; ".join(notes)
         return Grade(gates=self._gate(value, reason), metrics=(Metric("ssim", value, reason),))
-
-    def _target_path(self, case: CaseSpec) -> Path:
-        path = case.reference if self.against == "reference" else (case.images[0] if case.images else None)
-        if path is None:
-            raise GraderError(f"ssim: case {case.uid} has no {self.against} image")
-        return path
 
     def _gate(self, value: float, reason: str) -> tuple[Gate, ...]:
         if self.min_ssim is None:
