@@ -78,6 +78,7 @@ def encode_image() -> Callable[..., bytes]:
 
 # -- a judge served by the local OpenAI-compatible server, through the real SDK --
 
+
 @pytest.fixture(scope="module")
 def judge_server() -> Iterator[FakeOpenAIServer]:
     with FakeOpenAIServer() as server:
