@@ -28,9 +28,11 @@ if [ ! -x "$VENV/bin/python" ]; then
 fi
 
 stamp="$VENV/.visioneval-installed"
-if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ]; then
+if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ] || [ scripts/constraints.txt -nt "$stamp" ]; then
   echo "setup: installing pytest-visioneval and its dependencies into $VENV"
   "$VENV/bin/python" -m pip install --quiet --upgrade pip
-  "$VENV/bin/python" -m pip install --quiet -e .
+  # constraints.txt pins the versions the tests last passed with, so a fresh
+  # machine gets the same stack; pyproject.toml keeps the ranges users need.
+  "$VENV/bin/python" -m pip install --quiet -e . -c scripts/constraints.txt
   touch "$stamp"
 fi
