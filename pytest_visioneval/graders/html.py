@@ -31,10 +31,10 @@ hidden with ``display: none`` still counts.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
-import soupsieve
-from bs4 import BeautifulSoup, NavigableString, Tag
+if TYPE_CHECKING:  # bs4 and soupsieve are imported when a page is graded, not at plugin start
+    from bs4 import BeautifulSoup, Tag
 
 from ..artifacts import Artifact
 from ..cases.spec import CaseSpec
@@ -94,6 +94,8 @@ class HtmlGrader:
             return Grade(gates=(Gate("parses", False, "the output holds no HTML"),))
         page = pages[0]
         which = page.name if len(pages) == 1 else f"{page.name} (the first of {len(pages)} HTML artifacts)"
+        from bs4 import BeautifulSoup
+
         soup = BeautifulSoup(page.data, "html.parser")
         parses = _parses(soup, which)
         if not parses.passed:
@@ -169,6 +171,8 @@ def _required_text(soup: BeautifulSoup, wanted: Sequence[str]) -> Gate:
 
 
 def _required_selectors(soup: BeautifulSoup, selectors: Sequence[str]) -> Gate:
+    import soupsieve
+
     try:
         missing = [s for s in selectors if soup.select_one(s) is None]
     except soupsieve.SelectorSyntaxError as exc:
@@ -180,6 +184,8 @@ def _required_selectors(soup: BeautifulSoup, selectors: Sequence[str]) -> Gate:
 
 def visible_text(soup: BeautifulSoup) -> str:
     """The text a reader sees, with element boundaries as spaces (``<b>Sign</b>in`` reads "Sign in")."""
+    from bs4 import NavigableString
+
     # Exact type: comments, doctypes and CDATA are NavigableString subclasses.
     strings = [str(s) for s in soup.find_all(string=True) if type(s) is NavigableString and s.find_parent(_INVISIBLE) is None]
     strings += [str(t["placeholder"]) for t in soup.find_all(["input", "textarea"]) if t.get("placeholder")]
@@ -190,6 +196,8 @@ def visible_text(soup: BeautifulSoup) -> str:
 
 
 def invalid_selectors(selectors: Sequence[str]) -> list[str]:
+    import soupsieve
+
     bad = []
     for selector in selectors:
         try:

@@ -1,45 +1,47 @@
-"""Grader types by name: the built-ins plus the ``pytest_visioneval.graders`` entry points."""
+"""Grader types by name: the built-ins plus the ``pytest_visioneval.graders`` entry points.
+
+Built-ins are named by module and class and imported on first use, so a
+pytest run without case files does not pay for scikit-image, tesseract's
+wrapper or the openai SDK.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from functools import lru_cache
+from importlib import import_module
 from importlib.metadata import entry_points
 from typing import Any
 
 from ..errors import GraderError
 from .base import Grader
-from .checklist import ChecklistGrader
-from .html import HtmlGrader
-from .image import ImageGrader
-from .locality import LocalityGrader
-from .ocr import TextGrader
-from .rubric import RubricGrader
-from .score import ScoreGrader
-from .similarity import SimilarityGrader
-from .ssim import SsimGrader
-from .viescore import VieScoreGrader
 
 ENTRY_POINT_GROUP = "pytest_visioneval.graders"
 
-BUILTIN_GRADERS: dict[str, type[Grader]] = {
-    "image": ImageGrader,
-    "similarity": SimilarityGrader,
-    "ssim": SsimGrader,
-    "locality": LocalityGrader,
-    "html": HtmlGrader,
-    "text": TextGrader,
-    "rubric": RubricGrader,
-    "checklist": ChecklistGrader,
-    "score": ScoreGrader,
-    "viescore": VieScoreGrader,
+# name -> "module:Class" below pytest_visioneval.graders
+BUILTIN_GRADERS: dict[str, str] = {
+    "image": "image:ImageGrader",
+    "similarity": "similarity:SimilarityGrader",
+    "ssim": "ssim:SsimGrader",
+    "locality": "locality:LocalityGrader",
+    "html": "html:HtmlGrader",
+    "text": "ocr:TextGrader",
+    "rubric": "rubric:RubricGrader",
+    "checklist": "checklist:ChecklistGrader",
+    "score": "score:ScoreGrader",
+    "viescore": "viescore:VieScoreGrader",
 }
+
+
+def _builtin(target: str) -> type[Grader]:
+    module, _, name = target.partition(":")
+    return getattr(import_module(f"{__package__}.{module}"), name)  # type: ignore[no-any-return]
 
 
 @lru_cache(maxsize=1)
 def grader_types() -> dict[str, type[Grader]]:
     """All grader types, built-ins first; a plugin cannot shadow a built-in."""
-    types = dict(BUILTIN_GRADERS)
+    types = {name: _builtin(target) for name, target in BUILTIN_GRADERS.items()}
     for ep in entry_points(group=ENTRY_POINT_GROUP):
         if ep.name not in types:
             types[ep.name] = ep.load()

@@ -21,7 +21,6 @@ from typing import Any, ClassVar
 
 import numpy as np
 from PIL import Image
-from skimage.metrics import structural_similarity
 
 from ..artifacts import Artifact
 from ..cases.spec import CaseSpec
@@ -101,10 +100,14 @@ def check_ssim_size(image: Image.Image, path: Path) -> None:
 
 def mean_ssim(a: np.ndarray, b: np.ndarray) -> float:
     """Mean SSIM of two same-size RGB arrays (0-255), averaged over the channels."""
+    from skimage.metrics import structural_similarity  # scikit-image loads slowly; only when used
+
     return float(structural_similarity(a, b, channel_axis=2, **_SSIM_ARGS))
 
 
 def ssim_map(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """Per-pixel SSIM (height x width) of two same-size RGB arrays, averaged over the channels."""
+    from skimage.metrics import structural_similarity
+
     _, full = structural_similarity(a, b, channel_axis=2, full=True, **_SSIM_ARGS)
     return np.asarray(full, dtype=np.float64).mean(axis=2)

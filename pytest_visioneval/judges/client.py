@@ -12,9 +12,10 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import openai
+if TYPE_CHECKING:
+    import openai
 
 from ..errors import GraderError, JudgeOutputError
 from .content import DEFAULT_MAX_IMAGES, DEFAULT_MAX_SIDE, JudgeRequest, chat_content
@@ -74,6 +75,8 @@ class JudgeClient:
         )
 
     def _complete(self, messages: list[dict[str, Any]], request: JudgeRequest) -> str | None:
+        import openai  # imported when a judge is used, not when the plugin loads
+
         kwargs: dict[str, Any] = {}
         fmt = self.settings.response_format
         if fmt == "json_schema":
@@ -102,6 +105,10 @@ class JudgeClient:
 
 def create_judges(specs: tuple[str, ...], settings: JudgeSettings) -> tuple[JudgeClient, ...]:
     """One client per ``--judge`` spec; raise :class:`GraderError` when one cannot be made."""
+    if not specs:
+        return ()
+    import openai
+
     judges = []
     for spec in specs:
         provider, _, model = spec.partition(":")
