@@ -43,6 +43,13 @@ def record_for(item: pytest.Item) -> dict[str, Any]:
             "task": case.task,
             "tags": list(case.tags),
             "source": f"{display_path(case.source, item.config.rootpath)}:{case.line}",
+            "prompt": case.prompt,
+            "criteria": case.criteria,
+            "inputs": {
+                "images": [str(p) for p in case.images],
+                "mask": str(case.mask) if case.mask else None,
+                "reference": str(case.reference) if case.reference else None,
+            },
             "thresholds": [threshold_entry(t) for t in suite_spec.thresholds],
         }
     else:
