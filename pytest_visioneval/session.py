@@ -7,6 +7,7 @@ and the setup/call/teardown outcomes give the case's status.
 
 from __future__ import annotations
 
+import json
 import time
 from pathlib import Path
 from typing import Any
@@ -15,7 +16,10 @@ import pytest
 
 from . import gate
 from .aggregate import aggregate
+from .baseline import Delta, compare, describe, regressions
+from .baseline import render as render_deltas
 from .cases.spec import Threshold
+from .ci_options import CiSettings
 from .items import is_case_file
 from .options import Settings
 from .records import PROPERTY
@@ -26,9 +30,11 @@ _MESSAGE_LIMIT = 4000
 
 
 class EvalSession:
-    def __init__(self, config: pytest.Config, settings: Settings, run_id: str):
+    def __init__(self, config: pytest.Config, settings: Settings, run_id: str, ci: CiSettings | None = None):
         self.config = config
         self.settings = settings
+        self.ci = ci or CiSettings()
+        self.deltas: list[Delta] = []
         self.run_id = run_id
         self.started = time.time()
         self.records: dict[str, dict[str, Any]] = {}
@@ -76,13 +82,28 @@ class EvalSession:
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
         records = sorted(self.records.values(), key=lambda r: (r["uid"], r["nodeid"]))
         self.aggregates = aggregate(records)
-        file_thresholds = _file_thresholds(records)
-        results = gate.evaluate(file_thresholds, self.settings.fail_under, self.aggregates)
-        self.verdict = decide(int(session.exitstatus), results, self.aggregates["overall"], self.collection_errors)
+        thresholds_from_files = file_thresholds(records)
+        results = gate.evaluate(thresholds_from_files, self.settings.fail_under, self.aggregates)
+        if self.ci.baseline is not None:
+            current = {"aggregates": self.aggregates, "cases": records}
+            self.deltas = compare(
+                load_results(self.ci.baseline),
+                current,
+                self.ci.baseline_tolerance,
+                self.ci.metric_tolerances,
+                only_suites_in_after=True,
+            )
+        regressed = [describe(d) for d in regressions(self.deltas)]
+        self.verdict = decide(int(session.exitstatus), results, self.aggregates["overall"], self.collection_errors, regressed)
         session.exitstatus = self.verdict.exit_status
-        if self.settings.results_path is not None:
+        if self.settings.results_path is not None or self.ci.report is not None:
             document = results_json.build(self, records)
-            results_json.write(self.settings.results_path, document)
+            if self.settings.results_path is not None:
+                results_json.write(self.settings.results_path, document)
+            if self.ci.report is not None:
+                from .report.html_report import write_html_report
+
+                write_html_report(document, self.ci.report)
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
         if self.aggregates is None or self.verdict is None:
@@ -90,10 +111,30 @@ class EvalSession:
         if not self.records and not self.verdict.thresholds:
             return
         terminalreporter.section("visioneval scores")
-        for line in terminal.render(self.aggregates, self.verdict):
+        for line in terminal.render(self.aggregates, self.verdict, with_verdict=False):
             terminalreporter.write_line(line)
-        if self.settings.results_path is not None:
-            terminalreporter.write_line(f"results JSON: {self.settings.results_path}")
+        if self.ci.baseline is not None:
+            terminalreporter.write_line("")
+            terminalreporter.write_line(f"against the baseline {self.ci.baseline} (changes only)")
+            for line in render_deltas(self.deltas, only_changes=True):
+                terminalreporter.write_line(line)
+        for label, path in (("results JSON", self.settings.results_path), ("HTML report", self.ci.report)):
+            if path is not None:
+                terminalreporter.write_line(f"{label}: {path}")
+
+    # (pytest only registers methods named pytest_*; specname maps this one to the hook.)
+    @pytest.hookimpl(wrapper=True, tryfirst=True, specname="pytest_sessionfinish")
+    def pytest_sessionfinish_last_line(self, session: pytest.Session, exitstatus: int) -> Any:
+        """After pytest's own "N passed" line, say what the exit status is and why.
+
+        The outermost wrapper's code after ``yield`` runs after the terminal
+        reporter has printed its summary, so this line is the last one.
+        """
+        result = yield
+        reporter = self.config.pluginmanager.get_plugin("terminalreporter")
+        if reporter is not None and self.verdict is not None and (self.records or self.verdict.thresholds):
+            reporter.write_line(terminal.verdict_line(self.verdict))
+        return result
 
 
 def _take_payload(report: pytest.TestReport) -> dict[str, Any] | None:
@@ -164,10 +205,21 @@ def _identity_from_nodeid(nodeid: str, globs: tuple[str, ...]) -> dict[str, Any]
     }
 
 
-def _file_thresholds(records: list[dict[str, Any]]) -> list[Threshold]:
+def file_thresholds(records: list[dict[str, Any]]) -> list[Threshold]:
     seen: dict[tuple[Any, ...], Threshold] = {}
     for record in records:
         for t in record.get("thresholds", ()):
             key = (t["suite"], t["metric"], t["min"], t["max"], t["source"])
             seen.setdefault(key, Threshold(t["suite"], t["metric"], t["min"], t["max"], t["source"]))
     return [seen[k] for k in sorted(seen, key=str)]
+
+
+def load_results(path: Path) -> dict[str, Any]:
+    """A results JSON written by an earlier run (for ``--eval-baseline``)."""
+    try:
+        document = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise pytest.UsageError(f"--eval-baseline: cannot read {path}: {exc}") from None
+    if document.get("schema") != "pytest-visioneval/results":
+        raise pytest.UsageError(f"--eval-baseline: {path} is not a pytest-visioneval results file")
+    return document

@@ -18,11 +18,18 @@ class Verdict:
         return [t for t in self.thresholds if not t.passed]
 
 
-def decide(pytest_status: int, thresholds: list[ThresholdResult], counts: dict[str, int], collection_errors: int = 0) -> Verdict:
+def decide(
+    pytest_status: int,
+    thresholds: list[ThresholdResult],
+    counts: dict[str, int],
+    collection_errors: int = 0,
+    regressions: list[str] | None = None,
+) -> Verdict:
     """Combine pytest's own status with the thresholds.
 
-    A missed threshold turns a green pytest run red (status 1) even when
-    every test passed; pytest's own non-zero statuses are kept as they are.
+    A missed threshold or a regression against the baseline turns a green
+    pytest run red (status 1) even when every test passed; pytest's own
+    non-zero statuses are kept as they are.
     """
     reasons: list[str] = []
     if collection_errors:
@@ -34,8 +41,10 @@ def decide(pytest_status: int, thresholds: list[ThresholdResult], counts: dict[s
     missed = [t for t in thresholds if not t.passed]
     if missed:
         reasons.append(f"{len(missed)} threshold(s) missed: " + "; ".join(t.message for t in missed))
+    if regressions:
+        reasons.append(f"{len(regressions)} regression(s) against the baseline: " + "; ".join(regressions))
     status = int(pytest_status)
-    if missed and status == 0:
+    if (missed or regressions) and status == 0:
         status = 1
     if status != 0 and not reasons:
         reasons.append(f"pytest exit status {status}")

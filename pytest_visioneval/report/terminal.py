@@ -55,7 +55,7 @@ def group_lines(title: str, summary: Mapping[str, Any], detailed: bool, indent: 
     return lines
 
 
-def render(aggregates: Mapping[str, Any], verdict: Verdict) -> list[str]:
+def render(aggregates: Mapping[str, Any], verdict: Verdict, *, with_verdict: bool = True) -> list[str]:
     lines: list[str] = []
     for name, summary in aggregates["suites"].items():
         lines += group_lines(f"suite {name}", summary, detailed=True)
@@ -74,8 +74,9 @@ def render(aggregates: Mapping[str, Any], verdict: Verdict) -> list[str]:
         lines.append("thresholds")
         for result in verdict.thresholds:
             lines.append(f"  {'PASS' if result.passed else 'FAIL'} {result.message}  [{result.threshold.source}]")
-    lines.append("")
-    lines.append(verdict_line(verdict))
+    if with_verdict:
+        lines.append("")
+        lines.append(verdict_line(verdict))
     return lines
 
 

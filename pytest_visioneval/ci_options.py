@@ -1,0 +1,104 @@
+"""Options for running evals in CI: baseline comparison, shards, the HTML report.
+
+Kept apart from :mod:`options` (which configures the run itself); the same
+pattern applies: a command-line option with an ini twin, read once into a
+frozen object in ``config.stash``.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from .errors import ConfigError
+from .options import GROUP, _path, _value
+
+_SHARD = re.compile(r"^(?P<k>\d+)/(?P<n>\d+)$")
+DEFAULT_BASELINE_TOLERANCE = 0.01
+
+
+@dataclass(frozen=True)
+class CiSettings:
+    baseline: Path | None = None
+    baseline_tolerance: float = DEFAULT_BASELINE_TOLERANCE
+    metric_tolerances: dict[str, float] = field(default_factory=dict)
+    shard: tuple[int, int] | None = None  # (k, n), 1-based
+    report: Path | None = None
+
+
+ci_settings_key = pytest.StashKey[CiSettings]()
+
+
+def add_ci_options(parser: pytest.Parser) -> None:
+    group = parser.getgroup(GROUP)
+
+    def both(flag: str, ini: str, help: str, *, ini_type: str | None = None, default: Any = None, **kwargs: Any) -> None:
+        group.addoption(flag, dest=ini, help=f"{help} [ini: {ini}]", **kwargs)
+        parser.addini(ini, help, type=ini_type, default=default)  # type: ignore[arg-type]
+
+    both(
+        "--eval-baseline",
+        "visioneval_baseline",
+        "compare with this earlier results JSON; a regression fails the run",
+        metavar="FILE",
+    )
+    both(
+        "--eval-baseline-tolerance",
+        "visioneval_baseline_tolerance",
+        f"allowed worsening before it counts as a regression: a number for every metric (default {DEFAULT_BASELINE_TOLERANCE}), "
+        "or NAME=VALUE for one metric or gate (repeatable)",
+        ini_type="linelist",
+        default=[],
+        action="append",
+        metavar="VALUE|NAME=VALUE",
+    )
+    both("--eval-shard", "visioneval_shard", "run only shard K of N (1-based), split deterministically by case id", metavar="K/N")
+    both("--eval-report", "visioneval_report", "write a self-contained HTML report (images embedded) to PATH", metavar="PATH")
+
+
+def build_ci_settings(config: pytest.Config) -> CiSettings:
+    try:
+        return _build(config)
+    except ConfigError as exc:
+        raise pytest.UsageError(f"pytest-visioneval: {exc}") from None
+
+
+def parse_shard(text: str) -> tuple[int, int]:
+    match = _SHARD.match(text.strip())
+    if not match or not 1 <= int(match["k"]) <= int(match["n"]):
+        raise ConfigError(f"--eval-shard expects K/N with 1 <= K <= N (e.g. 2/4), got {text!r}")
+    return int(match["k"]), int(match["n"])
+
+
+def parse_tolerances(items: list[str]) -> tuple[float, dict[str, float]]:
+    default, per_name = DEFAULT_BASELINE_TOLERANCE, {}
+    for item in items:
+        name, sep, raw = item.rpartition("=")
+        try:
+            value = float(raw)
+        except ValueError:
+            raise ConfigError(f"--eval-baseline-tolerance expects a number or NAME=NUMBER, got {item!r}") from None
+        if value < 0 or value != value:
+            raise ConfigError(f"--eval-baseline-tolerance must be a non-negative number, got {item!r}")
+        if sep:
+            per_name[name] = value
+        else:
+            default = value
+    return default, per_name
+
+
+def _build(config: pytest.Config) -> CiSettings:
+    root = config.rootpath
+    shard_text = _value(config, "visioneval_shard")
+    default, per_name = parse_tolerances([str(t) for t in (_value(config, "visioneval_baseline_tolerance") or [])])
+    return CiSettings(
+        baseline=_path(config, "visioneval_baseline", root),
+        baseline_tolerance=default,
+        metric_tolerances=per_name,
+        shard=parse_shard(str(shard_text)) if shard_text else None,
+        report=_path(config, "visioneval_report", root),
+    )

@@ -1,0 +1,86 @@
+"""Merge gating in CI: baselines, shards and their merge, and the last line of the run."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from pytest_visioneval import diff, merge
+from tests.conftest import draw_png, read_json
+
+
+def _imperfect_outputs(root: Path) -> None:
+    out = root / "outputs" / "demo"
+    draw_png(out / "first.png", color=(200, 30, 30))
+    draw_png(out / "second.png", color=(40, 180, 40))
+    draw_png(out / "third.png", color=(30, 30, 170))
+
+
+def test_baseline_regression_fails_the_run_and_the_last_line_says_why(
+    pytester: pytest.Pytester, demo_suite: Path, xdist_args: list[str]
+) -> None:
+    pytester.runpytest("cases", "--eval-results=baseline.json").assert_outcomes(passed=3)
+    _imperfect_outputs(pytester.path)
+    strict = "--eval-baseline-tolerance=0.001"
+    result = pytester.runpytest("cases", "--model=replay:outputs", "--eval-baseline=baseline.json", strict, *xdist_args)
+    result.assert_outcomes(passed=3)
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    result.stdout.fnmatch_lines(["*against the baseline*", "*demo*similarity.score*1*0.9*REGRESSED*"])
+    last = [line for line in result.outlines if line.strip()][-1]
+    assert last.startswith("visioneval: exit status 1: 1 regression(s) against the baseline: demo.similarity.score: 1 -> 0.9918")
+    # A tolerance for that metric accepts the change.
+    relaxed = pytester.runpytest(
+        "cases",
+        "--model=replay:outputs",
+        "--eval-baseline=baseline.json",
+        strict,
+        "--eval-baseline-tolerance=similarity.score=0.05",
+        *xdist_args,
+    )
+    assert relaxed.ret == pytest.ExitCode.OK
+    assert [line for line in relaxed.outlines if line.strip()][-1].startswith("visioneval: exit status 0")
+
+
+def test_shards_split_the_cases_and_merge_into_the_full_run(
+    pytester: pytest.Pytester, demo_suite: Path, xdist_args: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    _imperfect_outputs(pytester.path)
+    draw_png(pytester.path / "outputs" / "demo" / "first.png", size=(10, 10))  # one failing case
+    common = ["cases", "--model=replay:outputs", *xdist_args]
+    pytester.runpytest(*common, "--eval-results=full.json")
+    one = pytester.runpytest(*common, "--eval-shard=1/2", "--eval-results=s1.json")
+    two = pytester.runpytest(*common, "--eval-shard=2/2", "--eval-results=s2.json")
+    uids = [{c["uid"] for c in read_json(pytester.path / name)["cases"]} for name in ("s1.json", "s2.json")]
+    assert uids[0].isdisjoint(uids[1]) and uids[0] | uids[1] == {"demo/first", "demo/second", "demo/third"}
+    # Each shard ran only its own cases (xdist does not report deselections, so count runs).
+    ran = [sum(v for k, v in r.parseoutcomes().items() if k in ("passed", "failed")) for r in (one, two)]
+    assert ran == [len(uids[0]), len(uids[1])]
+    status = merge.main([str(pytester.path / "merged.json"), str(pytester.path / "s1.json"), str(pytester.path / "s2.json")])
+    merged, full = read_json(pytester.path / "merged.json"), read_json(pytester.path / "full.json")
+    assert merged["aggregates"] == full["aggregates"]
+    assert merged["thresholds"] == full["thresholds"]
+    assert status == 1 == merged["exit"]["status"]  # the failing case fails the merged verdict too
+    assert "1 case(s) failed a gate or assertion" in capsys.readouterr().out
+    with pytest.raises(SystemExit, match="in more than one shard"):
+        merge.main([str(pytester.path / "m2.json"), str(pytester.path / "s1.json"), str(pytester.path / "s1.json")])
+
+
+def test_diff_command(pytester: pytest.Pytester, demo_suite: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    pytester.runpytest("cases", "--eval-results=before.json")
+    _imperfect_outputs(pytester.path)
+    pytester.runpytest("cases", "--model=replay:outputs", "--eval-results=after.json")
+    before, after = str(pytester.path / "before.json"), str(pytester.path / "after.json")
+    assert diff.main([before, after]) == 0  # the default tolerance (0.01) absorbs a 0.008 drop
+    assert "no regressions" in capsys.readouterr().out
+    assert diff.main([before, after, "--tolerance", "0.001"]) == 1
+    out = capsys.readouterr().out
+    assert "REGRESSED" in out and "1 regression(s):" in out and "demo.similarity.score: 1 -> 0.9918" in out
+    assert diff.main([after, before, "--tolerance", "0.001"]) == 0
+    assert "improved" in capsys.readouterr().out
+
+
+def test_bad_shard_is_a_usage_error(pytester: pytest.Pytester, demo_suite: Path) -> None:
+    result = pytester.runpytest("cases", "--eval-shard=3/2")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*--eval-shard expects K/N with 1 <= K <= N*"])
