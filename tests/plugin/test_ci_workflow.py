@@ -84,3 +84,16 @@ def test_bad_shard_is_a_usage_error(pytester: pytest.Pytester, demo_suite: Path)
     result = pytester.runpytest("cases", "--eval-shard=3/2")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(["*--eval-shard expects K/N with 1 <= K <= N*"])
+
+
+def test_html_report_is_written_with_every_case(pytester: pytest.Pytester, demo_suite: Path, xdist_args: list[str]) -> None:
+    _imperfect_outputs(pytester.path)
+    (pytester.path / "outputs" / "demo" / "third.png").unlink()  # one error
+    result = pytester.runpytest("cases", "--model=replay:outputs", "--eval-report=report/index.html", *xdist_args)
+    result.assert_outcomes(passed=2, errors=1)
+    result.stdout.fnmatch_lines(["HTML report: */report/index.html"])
+    html = (pytester.path / "report" / "index.html").read_text()
+    for uid in ("demo/first", "demo/second", "demo/third"):
+        assert uid in html
+    assert "no replayed output for demo/third" in html
+    assert html.count("data:image/png;base64,") >= 3  # outputs (and references) embedded, not linked
