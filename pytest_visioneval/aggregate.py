@@ -29,12 +29,14 @@ def summarize(records: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
             metrics[metric["name"]].append(float(metric["value"]))
         for entry in record.get("skipped_graders", ()):
             skipped[f"{entry['name']}: {entry['reason']}"] += 1
+    flaky = sum(1 for record in records if record.get("flaky_gates"))
     decided = counts["passed"] + counts["failed"] + counts["error"] + counts["xpassed"]
     return {
         "cases": len(records),
         **{("errors" if s == "error" else s): n for s, n in counts.items()},
         # Errors stay in the denominator: a case that could not be judged did not pass.
         "pass_rate": (counts["passed"] + counts["xpassed"]) / decided if decided else None,
+        "flaky": flaky,  # cases with a gate that flipped between --eval-repeats
         "gates": {name: _gate_stats(v) for name, v in sorted(gates.items())},
         "metrics": {name: metric_stats(v) for name, v in sorted(metrics.items())},
         # "grader: reason" -> number of cases where that grader did not grade

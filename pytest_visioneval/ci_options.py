@@ -28,6 +28,7 @@ class CiSettings:
     metric_tolerances: dict[str, float] = field(default_factory=dict)
     shard: tuple[int, int] | None = None  # (k, n), 1-based
     report: Path | None = None
+    repeats: int = 1
 
 
 ci_settings_key = pytest.StashKey[CiSettings]()
@@ -57,6 +58,12 @@ def add_ci_options(parser: pytest.Parser) -> None:
         metavar="VALUE|NAME=VALUE",
     )
     both("--eval-shard", "visioneval_shard", "run only shard K of N (1-based), split deterministically by case id", metavar="K/N")
+    both(
+        "--eval-repeats",
+        "visioneval_repeats",
+        "run each case N times; repeat_policy combines them, flips are flagged flaky",
+        metavar="N",
+    )
     both("--eval-report", "visioneval_report", "write a self-contained HTML report (images embedded) to PATH", metavar="PATH")
 
 
@@ -95,7 +102,15 @@ def _build(config: pytest.Config) -> CiSettings:
     root = config.rootpath
     shard_text = _value(config, "visioneval_shard")
     default, per_name = parse_tolerances([str(t) for t in (_value(config, "visioneval_baseline_tolerance") or [])])
+    repeats_text = _value(config, "visioneval_repeats")
+    try:
+        repeats = int(repeats_text) if repeats_text is not None else 1
+    except ValueError:
+        raise ConfigError(f"--eval-repeats expects a whole number, got {repeats_text!r}") from None
+    if repeats < 1:
+        raise ConfigError(f"--eval-repeats must be at least 1, got {repeats}")
     return CiSettings(
+        repeats=repeats,
         baseline=_path(config, "visioneval_baseline", root),
         baseline_tolerance=default,
         metric_tolerances=per_name,

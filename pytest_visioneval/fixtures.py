@@ -9,6 +9,7 @@ import pytest
 
 from .artifacts import ArtifactStore
 from .cases.spec import CaseSpec
+from .ci_options import ci_settings_key
 from .errors import VisionEvalError
 from .graders import GradeContext
 from .judges import create_judges
@@ -17,6 +18,7 @@ from .options import Settings, settings_key
 from .pages import prepare
 from .records import artifact_entry, gate_entry, metric_entry, record_for
 from .render import Renderer
+from .repeats import combine
 from .run_id import run_id_key
 from .runner import CaseEvaluation, generate, grade
 
@@ -111,21 +113,38 @@ def visioneval_evaluation(
     of the case (reported as such), never a pass.
     """
     record = record_for(request.node)
+    repeats = request.config.stash[ci_settings_key].repeats
+    evaluations: list[CaseEvaluation] = []
     try:
         model = request.getfixturevalue("visioneval_model")
         record["model"] = model.name
-        artifacts = generate(visioneval_case, model, visioneval_store, visioneval_settings.model_params)
-        record["artifacts"] = [artifact_entry(a) for a in artifacts]  # kept even if preparing the page fails
-        prepared = prepare(
-            visioneval_case, artifacts, visioneval_store, model.name, lambda: request.getfixturevalue("visioneval_renderer")
-        )
-        record["artifacts"] = [artifact_entry(a) for a in prepared.artifacts]
         context = request.getfixturevalue("visioneval_grade_context")
-        evaluation = grade(visioneval_case, prepared.artifacts, context, prepared.metrics)
+        for index in range(repeats):
+            # Each repeat keeps its outputs in its own folder: <case>/r1, <case>/r2, ...
+            folder = visioneval_case.id if repeats == 1 else f"{visioneval_case.id}/r{index + 1}"
+            artifacts = generate(visioneval_case, model, visioneval_store, visioneval_settings.model_params, folder=folder)
+            record["artifacts"] += [artifact_entry(a) for a in artifacts]  # kept even if preparing the page fails
+            prepared = prepare(
+                visioneval_case,
+                artifacts,
+                visioneval_store,
+                model.name,
+                lambda: request.getfixturevalue("visioneval_renderer"),
+                folder=folder,
+            )
+            record["artifacts"] += [artifact_entry(a) for a in prepared.artifacts[len(artifacts) :]]
+            evaluations.append(grade(visioneval_case, prepared.artifacts, context, prepared.metrics))
     except VisionEvalError as exc:
-        record["error"] = f"{type(exc).__name__}: {exc}"
+        record["error"] = f"{type(exc).__name__}: {exc}" + (
+            f" (repeat {len(evaluations) + 1} of {repeats})" if repeats > 1 else ""
+        )
     if record["error"]:
         pytest.fail(record["error"], pytrace=False)  # outside the except: no chained traceback
+    repeated = combine(evaluations, visioneval_case.repeat_policy)
+    evaluation = repeated.evaluation
+    if repeats > 1:
+        record["repeats"] = repeated.repeats
+        record["flaky_gates"] = list(repeated.flaky_gates)
     record["gates"] = [gate_entry(g.gate.name, g.gate.passed, g.gate.reason, g.gating) for g in evaluation.gates]
     record["metrics"] += [metric_entry(m.name, m.value, m.reason, m.higher_is_better) for m in evaluation.metrics]
     record["skipped_graders"] = [{"name": name, "reason": reason} for name, reason in evaluation.skipped]

@@ -35,19 +35,25 @@ def prepare(
     store: ArtifactStore,
     model: str,
     renderer: Callable[[], Renderer],
+    *,
+    folder: str | None = None,
 ) -> PreparedOutput:
-    artifacts = artifacts + _page_if_needed(case, artifacts, store, model)
+    """Add the page (and its captures) to the artifacts; they are stored under ``folder`` (default: the case id)."""
+    folder = folder or case.id
+    artifacts = artifacts + _page_if_needed(case, artifacts, store, model, folder)
     if case.render is None:
         return PreparedOutput(artifacts)
     entry = next((a for a in artifacts if a.kind == "html" and a.path is not None), None)
     if entry is None or entry.path is None:
         raise ExtractionError(f"case {case.uid} asks for render, but its output holds no HTML page")
     result = renderer().render(entry.path.parent, entry.path.name, RenderOptions.from_mapping(dict(case.render)))
-    captured = store.save_derived(model, case.suite, case.id, _captures(result), f"rendered {entry.name} in Chromium")
+    captured = store.save_derived(model, case.suite, folder, _captures(result), f"rendered {entry.name} in Chromium")
     return PreparedOutput(artifacts + captured, _render_metrics(result))
 
 
-def _page_if_needed(case: CaseSpec, artifacts: tuple[Artifact, ...], store: ArtifactStore, model: str) -> tuple[Artifact, ...]:
+def _page_if_needed(
+    case: CaseSpec, artifacts: tuple[Artifact, ...], store: ArtifactStore, model: str, folder: str
+) -> tuple[Artifact, ...]:
     if any(a.kind == "html" for a in artifacts):
         return ()
     svg = next((a for a in artifacts if a.kind == "svg"), None)
@@ -62,7 +68,7 @@ def _page_if_needed(case: CaseSpec, artifacts: tuple[Artifact, ...], store: Arti
         return ()
     page = extract_page(source)
     detail = page.source + (f", merged {' and '.join(page.merged)}" if page.merged else "")
-    return store.save_derived(model, case.suite, case.id, (Artifact(PAGE_NAME, page.html.encode("utf-8")),), f"{how} ({detail})")
+    return store.save_derived(model, case.suite, folder, (Artifact(PAGE_NAME, page.html.encode("utf-8")),), f"{how} ({detail})")
 
 
 def _captures(result: RenderResult) -> tuple[Artifact, ...]:

@@ -41,9 +41,12 @@ def effective_params(case: CaseSpec, overrides: Mapping[str, Any]) -> dict[str, 
     return {**case.params, **overrides}
 
 
-def generate(case: CaseSpec, model: Model, store: ArtifactStore, overrides: Mapping[str, Any]) -> tuple[Artifact, ...]:
+def generate(
+    case: CaseSpec, model: Model, store: ArtifactStore, overrides: Mapping[str, Any], *, folder: str | None = None
+) -> tuple[Artifact, ...]:
+    """Run the model and store its output under ``folder`` (default: the case id)."""
     output = model.generate(case, effective_params(case, overrides))
-    return store.save(model.name, case.suite, case.id, output)
+    return store.save(model.name, case.suite, folder or case.id, output)
 
 
 def grade(

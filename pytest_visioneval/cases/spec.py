@@ -57,6 +57,7 @@ class CaseSpec:
     skip: str | None = None
     xfail: str | None = None
     render: Mapping[str, Any] | None = None  # Chromium capture options; None: do not render
+    repeat_policy: str = "mean"  # how --eval-repeats combine (see repeats.py)
 
     @property
     def uid(self) -> str:

@@ -26,7 +26,7 @@ from .validate import validate_case_file
 CASE_FILE_SUFFIXES = (".eval.yaml", ".eval.yml")
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]*$")
 _PATH_FIELDS = ("mask", "reference")
-_SCALAR_FIELDS = ("task", "prompt", "criteria", "description", "skip", "xfail", "render")
+_SCALAR_FIELDS = ("task", "prompt", "criteria", "description", "skip", "xfail", "render", "repeat_policy")
 
 
 _options_validators: dict[int, Any] = {}
@@ -168,6 +168,7 @@ class _Builder:
                 graders.append(g)
         render = merged["render"]
         merged["render"] = ({} if render is True else dict(render)) if render not in (None, False) else None
+        merged["repeat_policy"] = merged["repeat_policy"] or "mean"
         if merged["task"] is None:
             raise self.fail(where, "'task' is required (in the case or in 'defaults')")
         if merged["task"] in ("image_generation", "html_generation") and not merged["prompt"]:

@@ -27,7 +27,7 @@ def counts_line(summary: Mapping[str, Any]) -> str:
         f"{summary['failed']} failed",
         f"{summary['errors']} errors",
     ]
-    parts += [f"{summary[k]} {k}" for k in ("skipped", "xfailed", "xpassed") if summary[k]]
+    parts += [f"{summary[k]} {k}" for k in ("skipped", "xfailed", "xpassed", "flaky") if summary.get(k)]
     return ", ".join(parts) + f"; pass rate {_pct(summary['pass_rate'])}"
 
 
