@@ -21,6 +21,7 @@ from .cases import CaseSpec, load_suite
 from .cases.spec import SuiteSpec
 from .errors import CaseFileError
 from .graders import grader_types, option_schemas
+from .options import settings_key
 
 # Case uids seen in this session -> "file:line" of their first definition.
 _seen_uids_key = pytest.StashKey[dict[str, str]]()
@@ -39,18 +40,28 @@ def is_case_file(path: Path, globs: tuple[str, ...]) -> bool:
     return any(fnmatch.fnmatch(path.name, pattern) for pattern in globs)
 
 
-def run_case(visioneval_evaluation: Any) -> None:
+def run_case(request: pytest.FixtureRequest, visioneval_evaluation: Any) -> None:
     """The body of every case item.
 
     The model call and the grading happen in the ``visioneval_evaluation``
     fixture (setup), so a case that cannot be evaluated is an *error*; a gate
-    that fails here is a *failure*.
+    that fails here is a *failure*, and so is a difference from the case's
+    snapshots with ``--eval-snapshot`` (compared even when a gate failed).
     """
     __tracebackhide__ = True
     from .runner import gate_failure_message
 
+    problems: list[str] = []
     if visioneval_evaluation.failed_gates:
-        pytest.fail(gate_failure_message(visioneval_evaluation), pytrace=False)
+        problems.append(gate_failure_message(visioneval_evaluation))
+    kinds = request.config.stash[settings_key].snapshot_kinds
+    if kinds:
+        from .snapshots import check_snapshots
+
+        model_name = request.getfixturevalue("visioneval_model").name
+        problems += check_snapshots(request, visioneval_evaluation, model_name, kinds)
+    if problems:
+        pytest.fail("\n".join(problems), pytrace=False)
 
 
 class CaseFile(pytest.Module):

@@ -26,6 +26,8 @@ from .models.registry import available_providers
 GROUP = "visioneval"
 DEFAULT_MODEL = "reference"
 DEFAULT_CASE_GLOBS = ("*.eval.yaml", "*.eval.yml")
+# --eval-snapshot values -> the snapshot kinds compared for every case (see docs/snapshots.md).
+SNAPSHOT_CHOICES = {"scores": frozenset({"scores"}), "png": frozenset({"png"}), "all": frozenset({"scores", "png"})}
 _THRESHOLD = re.compile(r"^(?P<suite>\*|[A-Za-z0-9][A-Za-z0-9_-]*)\.(?P<metric>[A-Za-z0-9_][A-Za-z0-9_.-]*)=(?P<value>.+)$")
 
 
@@ -43,6 +45,7 @@ class Settings:
     judge_settings: JudgeSettings = field(default_factory=JudgeSettings)
     judge_repeats: int = 1
     chromium: str | None = None
+    snapshot_kinds: frozenset[str] = frozenset()
 
 
 settings_key = pytest.StashKey[Settings]()
@@ -170,6 +173,12 @@ def add_options(parser: pytest.Parser) -> None:
         metavar="PX",
     )
     both("--judge-max-images", "visioneval_judge_max_images", "most images one judge request may carry (default 12)", metavar="N")
+    both(
+        "--eval-snapshot",
+        "visioneval_snapshot",
+        "compare each case with its syrupy snapshots: scores, png or all (write them with --snapshot-update)",
+        choices=tuple(SNAPSHOT_CHOICES),
+    )
     both("--chromium", "visioneval_chromium", "Chromium binary for rendering HTML (default: chromium on PATH)", metavar="PATH")
     parser.addini("visioneval_files", "glob patterns of case files", type="args", default=list(DEFAULT_CASE_GLOBS))
 
@@ -291,6 +300,9 @@ def _build(config: pytest.Config) -> Settings:
         if not judge.startswith("openai:") or judge == "openai:":
             raise ConfigError(f"--judge={judge!r}: judges are named openai:MODEL (any OpenAI-compatible endpoint)")
     chromium = _value(config, "visioneval_chromium")
+    snapshot = str(_value(config, "visioneval_snapshot") or "")
+    if snapshot and snapshot not in SNAPSHOT_CHOICES:
+        raise ConfigError(f"visioneval_snapshot must be one of {', '.join(SNAPSHOT_CHOICES)}, got {snapshot!r}")
     return Settings(
         chromium=str(chromium) if chromium else None,
         judges=judges,
@@ -304,4 +316,5 @@ def _build(config: pytest.Config) -> Settings:
         results_path=_path(config, "visioneval_results", root),
         fail_under=thresholds,
         case_globs=tuple(config.getini("visioneval_files")),
+        snapshot_kinds=SNAPSHOT_CHOICES.get(snapshot, frozenset()),
     )
