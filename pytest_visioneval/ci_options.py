@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from .errors import ConfigError
-from .options import GROUP, _path, _value
+from .options import GROUP, option_path, option_value
 
 _SHARD = re.compile(r"^(?P<k>\d+)/(?P<n>\d+)$")
 DEFAULT_BASELINE_TOLERANCE = 0.01
@@ -100,9 +100,9 @@ def parse_tolerances(items: list[str]) -> tuple[float, dict[str, float]]:
 
 def _build(config: pytest.Config) -> CiSettings:
     root = config.rootpath
-    shard_text = _value(config, "visioneval_shard")
-    default, per_name = parse_tolerances([str(t) for t in (_value(config, "visioneval_baseline_tolerance") or [])])
-    repeats_text = _value(config, "visioneval_repeats")
+    shard_text = option_value(config, "visioneval_shard")
+    default, per_name = parse_tolerances([str(t) for t in (option_value(config, "visioneval_baseline_tolerance") or [])])
+    repeats_text = option_value(config, "visioneval_repeats")
     try:
         repeats = int(repeats_text) if repeats_text is not None else 1
     except ValueError:
@@ -111,9 +111,9 @@ def _build(config: pytest.Config) -> CiSettings:
         raise ConfigError(f"--eval-repeats must be at least 1, got {repeats}")
     return CiSettings(
         repeats=repeats,
-        baseline=_path(config, "visioneval_baseline", root),
+        baseline=option_path(config, "visioneval_baseline", root),
         baseline_tolerance=default,
         metric_tolerances=per_name,
         shard=parse_shard(str(shard_text)) if shard_text else None,
-        report=_path(config, "visioneval_report", root),
+        report=option_path(config, "visioneval_report", root),
     )

@@ -191,7 +191,7 @@ def build_settings(config: pytest.Config) -> Settings:
         raise pytest.UsageError(f"pytest-visioneval: {exc}") from None
 
 
-def _value(config: pytest.Config, name: str) -> Any:
+def option_value(config: pytest.Config, name: str) -> Any:
     cli = config.getoption(name, default=None)
     if cli not in (None, []):
         return cli
@@ -199,8 +199,8 @@ def _value(config: pytest.Config, name: str) -> Any:
     return ini if ini not in ("", []) else None
 
 
-def _path(config: pytest.Config, name: str, base: Path) -> Path | None:
-    raw = _value(config, name)
+def option_path(config: pytest.Config, name: str, base: Path) -> Path | None:
+    raw = option_value(config, name)
     if raw is None:
         return None
     path = Path(os.path.expanduser(str(raw)))
@@ -210,7 +210,7 @@ def _path(config: pytest.Config, name: str, base: Path) -> Path | None:
 
 
 def _number(config: pytest.Config, name: str, default: float, kind: type) -> Any:
-    raw = _value(config, name)
+    raw = option_value(config, name)
     if raw is None:
         return default
     try:
@@ -264,43 +264,43 @@ def _param_value(raw: str) -> Any:
 
 def _build(config: pytest.Config) -> Settings:
     root = config.rootpath
-    base_url = _value(config, "visioneval_model_base_url")
+    base_url = option_value(config, "visioneval_model_base_url")
     model_settings = ModelSettings(
         base_url=str(base_url) if base_url else None,
-        api_key_env=str(_value(config, "visioneval_model_api_key_env") or "OPENAI_API_KEY"),
+        api_key_env=str(option_value(config, "visioneval_model_api_key_env") or "OPENAI_API_KEY"),
         timeout=_number(config, "visioneval_model_timeout", 120.0, float),
         max_retries=_number(config, "visioneval_model_max_retries", 2, int),
-        openai_api=str(_value(config, "visioneval_model_api") or "chat"),
+        openai_api=str(option_value(config, "visioneval_model_api") or "chat"),
     )
     if model_settings.openai_api not in ("chat", "responses"):
         raise ConfigError(f"visioneval_model_api must be chat or responses, got {model_settings.openai_api!r}")
-    model = str(_value(config, "visioneval_model") or DEFAULT_MODEL)
+    model = str(option_value(config, "visioneval_model") or DEFAULT_MODEL)
     provider = model.partition(":")[0]
     if provider not in available_providers():
         raise ConfigError(
             f"unknown model provider {provider!r} in --model={model!r}; available: {', '.join(available_providers())}"
         )
-    params = dict(parse_param(p) for p in (_value(config, "visioneval_model_params") or []))
-    thresholds = tuple(parse_threshold(t) for t in (_value(config, "visioneval_fail_under") or []))
-    judge_base_url = _value(config, "visioneval_judge_base_url")
+    params = dict(parse_param(p) for p in (option_value(config, "visioneval_model_params") or []))
+    thresholds = tuple(parse_threshold(t) for t in (option_value(config, "visioneval_fail_under") or []))
+    judge_base_url = option_value(config, "visioneval_judge_base_url")
     judge_settings = JudgeSettings(
         base_url=str(judge_base_url) if judge_base_url else None,
-        api_key_env=str(_value(config, "visioneval_judge_api_key_env") or "OPENAI_API_KEY"),
+        api_key_env=str(option_value(config, "visioneval_judge_api_key_env") or "OPENAI_API_KEY"),
         timeout=_number(config, "visioneval_judge_timeout", 120.0, float),
         max_retries=model_settings.max_retries,
         reply_retries=_number(config, "visioneval_judge_retries", 2, int),
-        response_format=str(_value(config, "visioneval_judge_response_format") or "json_schema"),
+        response_format=str(option_value(config, "visioneval_judge_response_format") or "json_schema"),
         max_side=max(64, _number(config, "visioneval_judge_max_image_side", 1024, int)),
         max_images=max(1, _number(config, "visioneval_judge_max_images", 12, int)),
     )
     if judge_settings.response_format not in RESPONSE_FORMATS:
         raise ConfigError(f"visioneval_judge_response_format must be one of {', '.join(RESPONSE_FORMATS)}")
-    judges = tuple(str(j) for j in (_value(config, "visioneval_judges") or []))
+    judges = tuple(str(j) for j in (option_value(config, "visioneval_judges") or []))
     for judge in judges:
         if not judge.startswith("openai:") or judge == "openai:":
             raise ConfigError(f"--judge={judge!r}: judges are named openai:MODEL (any OpenAI-compatible endpoint)")
-    chromium = _value(config, "visioneval_chromium")
-    snapshot = str(_value(config, "visioneval_snapshot") or "")
+    chromium = option_value(config, "visioneval_chromium")
+    snapshot = str(option_value(config, "visioneval_snapshot") or "")
     if snapshot and snapshot not in SNAPSHOT_CHOICES:
         raise ConfigError(f"visioneval_snapshot must be one of {', '.join(SNAPSHOT_CHOICES)}, got {snapshot!r}")
     return Settings(
@@ -311,9 +311,9 @@ def _build(config: pytest.Config) -> Settings:
         model=model,
         model_params=params,
         model_settings=model_settings,
-        output_dir=_path(config, "visioneval_output_dir", root) or (root / ".visioneval"),
-        run_id=_value(config, "visioneval_run_id"),
-        results_path=_path(config, "visioneval_results", root),
+        output_dir=option_path(config, "visioneval_output_dir", root) or (root / ".visioneval"),
+        run_id=option_value(config, "visioneval_run_id"),
+        results_path=option_path(config, "visioneval_results", root),
         fail_under=thresholds,
         case_globs=tuple(config.getini("visioneval_files")),
         snapshot_kinds=SNAPSHOT_CHOICES.get(snapshot, frozenset()),
