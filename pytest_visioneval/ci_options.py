@@ -10,12 +10,11 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from .errors import ConfigError
-from .options import GROUP, option_path, option_value
+from .options import GROUP, option_pair, option_path, option_value
 
 _SHARD = re.compile(r"^(?P<k>\d+)/(?P<n>\d+)$")
 DEFAULT_BASELINE_TOLERANCE = 0.01
@@ -37,9 +36,7 @@ ci_settings_key = pytest.StashKey[CiSettings]()
 def add_ci_options(parser: pytest.Parser) -> None:
     group = parser.getgroup(GROUP)
 
-    def both(flag: str, ini: str, help: str, *, ini_type: str | None = None, default: Any = None, **kwargs: Any) -> None:
-        group.addoption(flag, dest=ini, help=f"{help} [ini: {ini}]", **kwargs)
-        parser.addini(ini, help, type=ini_type, default=default)  # type: ignore[arg-type]
+    both = option_pair(parser, group)
 
     both(
         "--eval-baseline",

@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 import os
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -51,12 +51,20 @@ class Settings:
 settings_key = pytest.StashKey[Settings]()
 
 
-def add_options(parser: pytest.Parser) -> None:
-    group = parser.getgroup(GROUP, "vision evaluation (pytest-visioneval)")
+def option_pair(parser: pytest.Parser, group: Any) -> Callable[..., None]:
+    """A function declaring a command-line option and its ini twin (same name as the dest)."""
 
     def both(flag: str, ini: str, help: str, *, ini_type: str | None = None, default: Any = None, **kwargs: Any) -> None:
         group.addoption(flag, dest=ini, help=f"{help} [ini: {ini}]", **kwargs)
         parser.addini(ini, help, type=ini_type, default=default)  # type: ignore[arg-type]
+
+    return both
+
+
+def add_options(parser: pytest.Parser) -> None:
+    group = parser.getgroup(GROUP, "vision evaluation (pytest-visioneval)")
+
+    both = option_pair(parser, group)
 
     both(
         "--model",
@@ -192,6 +200,7 @@ def build_settings(config: pytest.Config) -> Settings:
 
 
 def option_value(config: pytest.Config, name: str) -> Any:
+    """The command-line value of ``name`` if given, else the ini value, else None."""
     cli = config.getoption(name, default=None)
     if cli not in (None, []):
         return cli
@@ -200,6 +209,7 @@ def option_value(config: pytest.Config, name: str) -> Any:
 
 
 def option_path(config: pytest.Config, name: str, base: Path) -> Path | None:
+    """``option_value`` as a path: relative to the current directory (CLI) or to ``base`` (ini)."""
     raw = option_value(config, name)
     if raw is None:
         return None
