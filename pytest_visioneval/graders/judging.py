@@ -23,6 +23,7 @@ from ..judges import ImagePart, JudgeRequest, Part, TextPart
 from .base import Gate, GradeContext, Metric
 
 NO_JUDGE = "no judge configured: judge graders need --judge=openai:MODEL"
+MAX_CODE_CHARS = 60_000  # of an output page's code sent to a judge
 
 
 @dataclass(frozen=True)
@@ -48,7 +49,10 @@ def case_parts(case: CaseSpec, artifacts: Sequence[Artifact], *, extra_text: str
     # (the reply, DOM snapshot and render report would repeat the page).
     code = [a for a in artifacts if a.kind in ("html", "svg")] or [a for a in artifacts if a.kind == "text"]
     for a in code:
-        parts.append(TextPart(f"Output file {a.name}:\n{a.data.decode('utf-8', errors='replace')}"))
+        body = a.data.decode("utf-8", errors="replace")
+        if len(body) > MAX_CODE_CHARS:  # say so, rather than let a huge page crowd out the rest
+            body = body[:MAX_CODE_CHARS] + f"\n[... cut: {len(body) - MAX_CODE_CHARS} more characters not shown]"
+        parts.append(TextPart(f"Output file {a.name}:\n{body}"))
     return parts
 
 

@@ -8,6 +8,7 @@ from typing import Any
 from ..verdict import Verdict
 
 Row = tuple[str, ...]
+COMPACT_METRICS = 6  # metrics shown on a protocol's or tag's line
 
 
 def table(rows: Sequence[Row], indent: str = "  ") -> list[str]:
@@ -49,9 +50,10 @@ def group_lines(title: str, summary: Mapping[str, Any], detailed: bool, indent: 
             ]
             lines += table(rows)
         else:
-            lines.append(
-                indent + "    " + ", ".join(f"{name} {m['mean']:.4f}±{m['std']:.4f}" for name, m in summary["metrics"].items())
-            )
+            shown = list(summary["metrics"].items())[:COMPACT_METRICS]
+            more = len(summary["metrics"]) - len(shown)
+            text = ", ".join(f"{name} {m['mean']:.4f}±{m['std']:.4f}" for name, m in shown)
+            lines.append(indent + "    " + text + (f" (+{more} more in the results JSON)" if more > 0 else ""))
     return lines
 
 

@@ -229,3 +229,16 @@ def test_bad_rubrics_are_rejected(data: dict, message: str) -> None:
 def test_rubric_file_outside_the_suite_is_refused(make_case: Callable[..., Any]) -> None:
     problem = RubricGrader.check_case(make_case(), {"rubric_file": "../../etc/passwd"})
     assert problem is not None and "leaves the suite folder" in problem
+
+
+def test_very_long_page_code_is_cut_and_the_judge_is_told(make_case: Callable[..., Any]) -> None:
+    from pytest_visioneval.graders.judging import MAX_CODE_CHARS, case_parts
+    from pytest_visioneval.judges import TextPart
+
+    page = Artifact("page.html", ("<p>x</p>" * (MAX_CODE_CHARS // 4)).encode())
+    parts = case_parts(make_case(task="html_generation"), (page, Artifact("reply.md", b"the reply")))
+    texts = [p.text for p in parts if isinstance(p, TextPart)]
+    code = [t for t in texts if t.startswith("Output file page.html")]
+    assert len(code) == 1 and len(code[0]) < MAX_CODE_CHARS + 200
+    assert code[0].endswith(f"[... cut: {2 * MAX_CODE_CHARS - MAX_CODE_CHARS} more characters not shown]")
+    assert not any(t.startswith("Output file reply.md") for t in texts)  # the page's code stands in for the reply

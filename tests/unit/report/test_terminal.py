@@ -117,3 +117,15 @@ def test_group_lines_without_metrics() -> None:
 
 def test_table_aligns_columns() -> None:
     assert table([("a", "bb"), ("ccc", "d")]) == ["  a    bb", "  ccc  d"]
+
+
+def test_compact_lines_show_a_few_metrics_and_count_the_rest() -> None:
+    from pytest_visioneval.report.terminal import COMPACT_METRICS, group_lines
+
+    metrics = {f"m{i}": {"n": 1, "mean": 0.5, "std": 0.0, "min": 0.5, "max": 0.5} for i in range(COMPACT_METRICS + 3)}
+    summary = {
+        "cases": 1, "passed": 1, "failed": 0, "errors": 0, "skipped": 0, "xfailed": 0, "xpassed": 0,
+        "pass_rate": 1.0, "gates": {}, "metrics": metrics,
+    }  # fmt: skip
+    line = group_lines("tag", summary, detailed=False, indent="  ")[1]
+    assert line.count("±") == COMPACT_METRICS and line.endswith("(+3 more in the results JSON)")
