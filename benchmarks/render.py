@@ -16,7 +16,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from pytest_visioneval.render import Renderer, RenderOptions
+from pytest_visioneval.pages.render import Renderer, RenderOptions
 
 OPTIONS = RenderOptions(width=800, height=600, screenshots=1, full_page=True)
 

@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import jsonschema
 
@@ -24,8 +24,18 @@ from .spec import DEFAULT_PROTOCOL, CaseSpec, GraderSpec, SuiteSpec, Threshold
 from .sweep import Combination, apply, combinations
 from .validate import validate_case_file
 
-if TYPE_CHECKING:
-    from ..protocols import BenchmarkProtocol
+
+class ProtocolFields(Protocol):
+    """What loading needs of a benchmark protocol: the schema of its fields and the case keys they imply."""
+
+    fields_schema: Mapping[str, Any]
+
+    def case_defaults(self, fields: Mapping[str, Any], case: Mapping[str, Any]) -> Mapping[str, Any]: ...
+
+
+# A protocol's name -> its implementation, or None when the name is only a label.
+ProtocolLookup = Callable[[str], "ProtocolFields | None"]
+
 
 CASE_FILE_SUFFIXES = (".eval.yaml", ".eval.yml")
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]*$")
@@ -62,28 +72,39 @@ def load_suite(
     path: Path,
     grader_option_schemas: Mapping[str, Mapping[str, Any]] | None = None,
     display_root: Path | None = None,
+    protocols: ProtocolLookup | None = None,
 ) -> SuiteSpec:
     """Load and check a case file; raise :class:`CaseFileError` on any problem.
 
     ``grader_option_schemas`` maps each known grader type to the JSON Schema of
     its ``options``; when given, an unknown grader or a bad option is caught
     here, at collection, with its line. ``display_root`` shortens the file
-    name in messages and threshold sources (usually the rootdir).
+    name in messages and threshold sources (usually the rootdir). ``protocols``
+    looks a suite's protocol up by name: its ``fields`` are then checked and
+    turn into implied case keys; without it every protocol is a plain label.
+    (The protocols sit above this layer, so the caller hands the lookup in:
+    see :func:`pytest_visioneval.protocols.case_files.load_case_file`.)
     """
     loaded = load_yaml(path)
     validate_case_file(loaded, path)
-    return _Builder(path, loaded, grader_option_schemas, display_root).build()
+    return _Builder(path, loaded, grader_option_schemas, display_root, protocols).build()
 
 
 class _Builder:
     def __init__(
-        self, path: Path, loaded: LoadedYaml, schemas: Mapping[str, Mapping[str, Any]] | None, display_root: Path | None
+        self,
+        path: Path,
+        loaded: LoadedYaml,
+        schemas: Mapping[str, Mapping[str, Any]] | None,
+        display_root: Path | None,
+        protocols: ProtocolLookup | None,
     ):
         self.path = path
         self.display = display_path(path, display_root)
         self.loaded = loaded
         self.data: dict[str, Any] = loaded.data
         self.schemas = schemas
+        self.protocols = protocols
         self.root = path.parent
 
     def fail(self, where: PathKey, message: str) -> CaseFileError:
@@ -179,7 +200,7 @@ class _Builder:
     ) -> dict[str, Any]:
         """The protocol's checked ``fields`` and the case keys they imply (below defaults and the case)."""
         fields = {**defaults.get("fields", {}), **raw.get("fields", {})}
-        implementation = get_protocol(protocol)
+        implementation = self.protocols(protocol) if self.protocols is not None else None
         if implementation is None:
             return {"fields": fields}
         here = where + ("fields",) if "fields" in raw else where
@@ -242,12 +263,6 @@ class _Builder:
                 )
             )
         return tuple(out)
-
-
-def get_protocol(name: str) -> BenchmarkProtocol | None:
-    from ..protocols import get_protocol as lookup  # imported on first use: keeps plugin start-up light
-
-    return lookup(name)
 
 
 def _layer(below: Mapping[str, Any], above: Mapping[str, Any]) -> dict[str, Any]:

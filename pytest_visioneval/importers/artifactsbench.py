@@ -22,9 +22,9 @@ from typing import Any
 
 import yaml
 
-from ..cases import load_suite
-from ..graders.registry import grader_types, option_schemas
+from ..graders.registry import grader_types
 from ..protocols.artifactsbench import DIFFICULTIES, ITEMS
+from ..protocols.case_files import load_case_file
 
 _REQUIRED = ("question", "checklist", "class", "difficulty")
 _BAD_ID_CHARS = re.compile(r"[^A-Za-z0-9_.-]+")
@@ -205,7 +205,7 @@ def validate(path: Path) -> None:
     """Load the file as the plugin would, and run each grader's case check (collection does both)."""
     from ..errors import CaseFileError
 
-    suite = load_suite(path, option_schemas())
+    suite = load_case_file(path)
     types = grader_types()
     for case in suite.cases:
         for grader in case.graders:

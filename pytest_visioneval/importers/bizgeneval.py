@@ -21,9 +21,8 @@ from typing import Any
 
 import yaml
 
-from ..cases import load_suite
-from ..graders.registry import option_schemas
 from ..protocols.bizgeneval import DIMENSIONS, DOMAINS, N_QUESTIONS, check_tracks
+from ..protocols.case_files import load_case_file
 
 _REQUIRED = ("id", "domain", "dimension", "prompt", "questions", "easy_qidxs", "hard_qidxs")
 _BAD_ID_CHARS = re.compile(r"[^A-Za-z0-9_.-]+")
@@ -150,13 +149,12 @@ def run(args: argparse.Namespace) -> list[Path]:
     if args.gate_min_score is not None:
         shared["gate_min_score"] = args.gate_min_score
 
-    schemas = option_schemas()
     written = []
     for key in sorted(groups):
         name = "-".join(key)
         path = out_dir / f"{name}.eval.yaml"
         path.write_text(_case_file(name, key, groups[key], shared, source.name), encoding="utf-8")
-        load_suite(path, schemas)  # raises CaseFileError naming the file, line and field
+        load_case_file(path)  # raises CaseFileError naming the file, line and field
         written.append(path)
     return written
 

@@ -28,10 +28,10 @@ from typing import Any
 
 import yaml
 
-from ..cases import load_suite
 from ..cases.spec import TASKS
 from ..cases.sweep import combinations
-from ..graders.registry import grader_types, option_schemas
+from ..graders.registry import grader_types
+from ..protocols.case_files import load_case_file
 from ..protocols.cookbook import USE_CASES
 
 _ALIASES = {"task_type": "task", "image_paths": "images", "mask_path": "mask", "notes": "description"}
@@ -88,13 +88,12 @@ def run(args: argparse.Namespace) -> list[Path]:
 
     out_dir.mkdir(parents=True, exist_ok=True)
     assets.copy_all()
-    schemas = option_schemas()
     written = []
     for key in sorted(groups):
         name = f"{prefix}-{key}".replace("_", "-") if key else prefix
         path = out_dir / f"{name}.eval.yaml"
         path.write_text(_case_file(name, key, groups[key], sweep, source.name), encoding="utf-8")
-        _check(path, schemas)
+        _check(path)
         written.append(path)
     return written
 
@@ -310,11 +309,11 @@ def _scope(use_case: str) -> str:
     return " (rows without a use case)" if use_case == _GENERAL else f" (use case {use_case})"
 
 
-def _check(path: Path, schemas: Mapping[str, Any]) -> None:
+def _check(path: Path) -> None:
     """Load the file as the plugin would, and ask each grader whether it applies to each case, as collection does."""
     from ..errors import CaseFileError
 
-    suite = load_suite(path, schemas)
+    suite = load_case_file(path)
     types = grader_types()
     for case in suite.cases:
         for grader in case.graders:

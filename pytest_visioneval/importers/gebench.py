@@ -35,8 +35,7 @@ from typing import Any
 
 import yaml
 
-from ..cases import load_suite
-from ..graders.registry import option_schemas
+from ..protocols.case_files import load_case_file
 from ..protocols.gebench import PROTOCOL, TASK_TYPES
 
 META_FILE = "meta_data.json"
@@ -131,14 +130,13 @@ def run(args: argparse.Namespace) -> list[Path]:
             shutil.copyfile(args.instructions_file, target)
         shared["judge_instructions_file"] = target.name
 
-    schemas = option_schemas()
     written = []
     for key in sorted(groups, key=lambda k: (TASK_TYPES.index(k[0]), k[1], k[2])):
         name = "-".join(key)
         cases = _cases(groups[key], out_dir, Path("assets") / name)
         path = out_dir / f"{name}.eval.yaml"
         path.write_text(_case_file(name, key, cases, shared, source.name), encoding="utf-8")
-        load_suite(path, schemas)  # raises CaseFileError naming the file, line and field
+        load_case_file(path)  # raises CaseFileError naming the file, line and field
         written.append(path)
     return written
 

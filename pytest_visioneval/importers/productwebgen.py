@@ -28,9 +28,8 @@ from typing import Any
 import jsonschema
 import yaml
 
-from ..cases import load_suite
 from ..errors import CaseFileError
-from ..graders.registry import option_schemas
+from ..protocols.case_files import load_case_file
 from ..protocols.productwebgen import PROTOCOL
 
 _ID_UNSAFE = re.compile(r"[^A-Za-z0-9_.-]+")
@@ -155,7 +154,7 @@ def _write_suite(out_dir: Path, category: str, cases: list[dict[str, Any]], take
     out_dir.mkdir(parents=True, exist_ok=True)
     path.write_text(yaml.safe_dump(document, sort_keys=False, allow_unicode=True, width=120), encoding="utf-8")
     try:
-        load_suite(path, option_schemas())
+        load_case_file(path)
     except CaseFileError as exc:
         raise ValueError(f"the case file written for category {category!r} does not load: {exc}") from exc
     return path

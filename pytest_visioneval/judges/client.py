@@ -5,7 +5,7 @@ endpoint serves. A reply that is not JSON satisfying the reply schema is
 asked for again, with the reason, up to ``retries`` times; after that it is a
 :class:`~pytest_visioneval.errors.JudgeOutputError` - an error of the case,
 never a pass and never dropped. Every request goes through the run's call
-layer (:mod:`pytest_visioneval.calls`): API failures are retried there with
+layer (:mod:`pytest_visioneval.calls.layer`): API failures are retried there with
 backoff honouring ``retry-after``, then reported as errors too; only replies
 that parse are cached.
 """
@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     import openai
 
-from ..calls import DEFAULT_BASE_URL, DIRECT, CallLayer, CallResult, endpoint_label, is_retryable
+from ..calls.layer import DEFAULT_BASE_URL, DIRECT, CallLayer, CallResult, endpoint_label, is_retryable
 from ..errors import GraderError, JudgeOutputError
 from .content import DEFAULT_MAX_IMAGES, DEFAULT_MAX_SIDE, JudgeRequest, chat_content
 from .parse import ReplyRejected, parse_reply

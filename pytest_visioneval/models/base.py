@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
 from ..artifacts import ModelOutput
-from ..calls import CallLayer
+from ..calls.layer import CallLayer
 from ..cases.spec import CaseSpec
 
 

@@ -30,8 +30,8 @@ from typing import Any
 from ..artifacts import Artifact, ModelOutput
 from ..cases.spec import CaseSpec
 from ..errors import ModelError
-from ..extract import ExtractionError, extract_page
-from .base import Model, ModelSettings
+from ..pages.extract import ExtractionError, extract_page
+from .base import Model, ModelFactory, ModelSettings
 
 PROVIDER = "pwg-edit"
 PAGE_NAME = "page.html"
@@ -40,11 +40,13 @@ _SAFE_NAME = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.-]{0,200}$")
 _FALLBACK_ALT = "The product from the source image, shown in a product showcase photo."
 
 
-def make_model(argument: str, settings: ModelSettings) -> EditPipelineModel:
-    """The factory the model registry calls with the text after ``pwg-edit:``."""
-    writer_spec, editor_spec = split_argument(argument)
-    from .registry import create_model  # imported here: the registry imports this module's factory
+def make_model(argument: str, settings: ModelSettings, create_model: ModelFactory) -> EditPipelineModel:
+    """The factory the model registry calls with the text after ``pwg-edit:``.
 
+    ``create_model`` builds the writer and the editor from their own specs; the
+    registry hands itself in, so this module never imports the registry.
+    """
+    writer_spec, editor_spec = split_argument(argument)
     try:
         writer = create_model(writer_spec, settings)
     except ModelError as exc:

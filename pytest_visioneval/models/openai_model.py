@@ -5,7 +5,7 @@
 * ``html_generation``  -> Chat Completions (default) or Responses
   (``--model-api=responses``), input images sent inline as data URLs.
 
-Every request goes through the run's call layer (:mod:`pytest_visioneval.calls`):
+Every request goes through the run's call layer (:mod:`pytest_visioneval.calls.layer`):
 cache, run-wide concurrency limit, retries with backoff honouring
 ``retry-after`` (the SDK's own retries are off), usage and cost.
 
@@ -29,8 +29,8 @@ if TYPE_CHECKING:
     import openai
 
 from ..artifacts import Artifact, ModelOutput, mime_for
-from ..call_cache import digest
-from ..calls import DEFAULT_BASE_URL, DIRECT, CallLayer, CallResult, endpoint_label, is_retryable
+from ..calls.cache import digest
+from ..calls.layer import DEFAULT_BASE_URL, DIRECT, CallLayer, CallResult, endpoint_label, is_retryable
 from ..cases.spec import CaseSpec
 from ..errors import ModelError
 from .base import ModelSettings

@@ -39,7 +39,7 @@ def _builtin_factories() -> dict[str, ModelFactory]:
     def pwg_edit_factory(argument: str, settings: ModelSettings) -> Model:
         from .edit_pipeline import make_model  # ProductWebGen's editing-based pipeline: WRITER+EDITOR
 
-        return make_model(argument, settings)
+        return make_model(argument, settings, create_model)
 
     return {"openai": openai_factory, "replay": replay_factory, "reference": reference_factory, "pwg-edit": pwg_edit_factory}
 

@@ -28,7 +28,7 @@ from .base import ScoreSpec, metric_value
 
 if TYPE_CHECKING:
     from ..cases.spec import CaseSpec
-    from ..runner import CaseEvaluation
+    from ..graders.outcome import CaseEvaluation
 
 ITEMS = 10
 POINTS = 10

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 if TYPE_CHECKING:
     from ..cases.spec import CaseSpec
-    from ..runner import CaseEvaluation
+    from ..graders.outcome import CaseEvaluation
 
 
 @dataclass(frozen=True)

@@ -21,7 +21,7 @@ from .base import ScoreSpec, metric_value
 
 if TYPE_CHECKING:
     from ..cases.spec import CaseSpec
-    from ..runner import CaseEvaluation
+    from ..graders.outcome import CaseEvaluation
 
 DOMAINS = ("slides", "webpage", "chart", "poster", "scientific_figure")
 DIMENSIONS = ("layout", "attribute", "text", "knowledge")

@@ -33,8 +33,8 @@ from .base import ScoreSpec, gate_passed, metric_value
 
 if TYPE_CHECKING:
     from ..cases.spec import CaseSpec, GraderSpec
+    from ..graders.outcome import CaseEvaluation
     from ..graders.rubric_spec import Rubric
-    from ..runner import CaseEvaluation
 
 # The implied graders' names (a case grader with the same name replaces one).
 IMAGE = "image"

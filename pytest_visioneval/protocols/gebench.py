@@ -25,7 +25,7 @@ from .base import ScoreSpec, gate_passed, metric_value
 
 if TYPE_CHECKING:
     from ..cases.spec import CaseSpec
-    from ..runner import CaseEvaluation
+    from ..graders.outcome import CaseEvaluation
 
 TASK_TYPES = ("single_step", "multi_step", "fiction_app", "real_app", "grounding")
 DIMENSIONS = ("goal", "logic", "cons", "ui", "qual")

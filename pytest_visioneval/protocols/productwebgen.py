@@ -41,7 +41,7 @@ from .productwebgen_text import (
 
 if TYPE_CHECKING:
     from ..cases.spec import CaseSpec
-    from ..runner import CaseEvaluation
+    from ..graders.outcome import CaseEvaluation
 
 CLAUSE_TYPES = ("style", "layout", "content")
 RENDER = {"width": 1280, "height": 800, "screenshots": 1, "full_page": True}

@@ -19,8 +19,8 @@ from typing import Any
 
 from PIL import Image, ImageOps
 
-from ..aggregate import STATUSES
 from ..artifacts import mime_for, write_atomic
+from ..results.aggregate import STATUSES
 
 _SVG_LIMIT = 1_000_000  # bytes; an SVG cannot be downscaled, so a bigger one is left out
 _COUNTS = ("cases", "passed", "failed", "errors", "skipped", "xfailed", "xpassed")

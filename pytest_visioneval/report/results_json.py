@@ -12,19 +12,16 @@ import platform
 import re
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from datetime import datetime, timezone
 from importlib import resources
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
-
-import pytest
+from typing import Any
 
 from .. import __version__
 from ..artifacts import write_atomic
-
-if TYPE_CHECKING:
-    from ..session import EvalSession
+from ..results.verdict import Verdict
 
 SCHEMA_NAME = "pytest-visioneval/results"
 SCHEMA_VERSION = 1
@@ -49,31 +46,49 @@ def redact_argv(args: Sequence[str]) -> list[str]:
     return [_URL_QUERY.sub(r"\g<url>?***", _URL_USERINFO.sub(r"\g<scheme>***@", str(arg))) for arg in args]
 
 
-def build(session: EvalSession, records: list[dict[str, Any]]) -> dict[str, Any]:
-    assert session.aggregates is not None and session.verdict is not None
-    settings = session.settings
+@dataclass(frozen=True)
+class RunInfo:
+    """Who ran what, when: the ``run`` block of the document (plain values, from the pytest side)."""
+
+    run_id: str
+    model: str
+    model_params: Mapping[str, Any]
+    started: float
+    output_dir: Path
+    argv: Sequence[str]
+    pytest_version: str
+
+
+def build(
+    run: RunInfo,
+    records: list[dict[str, Any]],
+    aggregates: dict[str, Any],
+    verdict: Verdict,
+    benchmarks: dict[str, Any] | None = None,
+    usage: dict[str, Any] | None = None,
+) -> dict[str, Any]:
     return {
         "schema": SCHEMA_NAME,
         "schema_version": SCHEMA_VERSION,
         "run": {
-            "id": session.run_id,
-            "model": settings.model,
-            "model_params": dict(settings.model_params),
-            "started": _iso(session.started),
+            "id": run.run_id,
+            "model": run.model,
+            "model_params": dict(run.model_params),
+            "started": _iso(run.started),
             "finished": _iso(time.time()),
-            "output_dir": str(Path(settings.output_dir) / session.run_id),
+            "output_dir": str(run.output_dir),
             "plugin_version": __version__,
-            "pytest_version": pytest.__version__,
+            "pytest_version": run.pytest_version,
             "python_version": platform.python_version(),
-            "argv": redact_argv(session.config.invocation_params.args),
+            "argv": redact_argv(run.argv),
             "platform": sys.platform,
         },
         "cases": records,
-        "aggregates": session.aggregates,
-        "benchmarks": getattr(session, "benchmarks", {}),
-        "usage": getattr(session, "usage", {}),
-        "thresholds": [t.as_dict() for t in session.verdict.thresholds],
-        "exit": {"status": session.verdict.exit_status, "reasons": list(session.verdict.reasons)},
+        "aggregates": aggregates,
+        "benchmarks": benchmarks or {},
+        "usage": usage or {},
+        "thresholds": [t.as_dict() for t in verdict.thresholds],
+        "exit": {"status": verdict.exit_status, "reasons": list(verdict.reasons)},
     }
 
 

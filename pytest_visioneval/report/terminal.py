@@ -5,7 +5,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ..verdict import Verdict
+from ..results.baseline import Delta, format_value
+from ..results.verdict import Verdict
 
 Row = tuple[str, ...]
 COMPACT_METRICS = 6  # metrics shown on a protocol's or tag's line
@@ -127,3 +128,13 @@ def verdict_line(verdict: Verdict) -> str:
         n = len(verdict.thresholds)
         return f"visioneval: exit status 0 (all gates passed{f', {n} threshold(s) met' if n else ''})"
     return f"visioneval: exit status {verdict.exit_status}: " + " | ".join(verdict.reasons)
+
+
+def delta_lines(deltas: list[Delta], *, only_changes: bool = False) -> list[str]:
+    rows: list[tuple[str, ...]] = [("suite", "name", "before", "after", "change", "tolerance", "")]
+    for d in deltas:
+        if only_changes and d.verdict == "same":
+            continue
+        change = "-" if d.change is None else f"{d.change:+.4g}"
+        rows.append((d.suite, d.name, format_value(d.before), format_value(d.after), change, f"{d.tolerance:g}", d.verdict))
+    return table(rows) if len(rows) > 1 else ["  no differences"]

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from pytest_visioneval import diff, merge
+from pytest_visioneval.cli import diff, merge
 from tests.conftest import draw_png, read_json
 
 

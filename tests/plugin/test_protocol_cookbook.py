@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 from PIL import Image, ImageDraw, ImageFont
 
+from pytest_visioneval.cli.cookbook_tags import failure_tag_counts
 from pytest_visioneval.graders.rubric_spec import builtin_rubric
-from pytest_visioneval.protocols.cookbook_tags import failure_tag_counts
 from pytest_visioneval.testing import FakeOpenAIServer
 from pytest_visioneval.testing.openai_server import RecordedRequest
 from tests.conftest import draw_png, read_json

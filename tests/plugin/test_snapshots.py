@@ -12,8 +12,8 @@ from PIL import Image
 
 from pytest_visioneval.cases.spec import CaseSpec
 from pytest_visioneval.graders import Gate, Metric
-from pytest_visioneval.runner import CaseEvaluation, GateOutcome
-from pytest_visioneval.snapshots import ScoresSnapshotExtension
+from pytest_visioneval.graders.outcome import CaseEvaluation, GateOutcome
+from pytest_visioneval.plugin.snapshots import ScoresSnapshotExtension
 from tests.conftest import draw_png, read_json
 
 COLORS = {"first": (200, 30, 30), "second": (30, 200, 30), "third": (30, 30, 200)}

@@ -9,11 +9,10 @@ from typing import Any
 
 import pytest
 
-from pytest_visioneval.cases import load_suite
-from pytest_visioneval.graders.registry import option_schemas
 from pytest_visioneval.importers import IMPORTERS
 from pytest_visioneval.importers import artifactsbench as importer
 from pytest_visioneval.importers.__main__ import main
+from pytest_visioneval.protocols.case_files import load_case_file
 
 DATA = Path(__file__).resolve().parents[2] / "data" / "importers" / "artifactsbench"
 SAMPLE = DATA / "sample.json"
@@ -42,7 +41,7 @@ def test_registered() -> None:
 def test_sample_becomes_one_validated_case_file_per_class(tmp_path: Path) -> None:
     written = importer.run(parse(SAMPLE, tmp_path / "out"))
     assert [p.name for p in written] == ["game-development.eval.yaml", "svg-generation.eval.yaml"]
-    suites = {p.name: load_suite(p, option_schemas()) for p in written}
+    suites = {p.name: load_case_file(p) for p in written}
 
     games = suites["game-development.eval.yaml"]
     assert games.name == "artifactsbench-game-development" and games.protocol == "artifactsbench"
@@ -72,7 +71,7 @@ def test_jsonl_gives_the_same_cases_and_limit_cuts(tmp_path: Path) -> None:
         assert left.read_text(encoding="utf-8").replace("tasks.jsonl", "sample.json") == right.read_text(encoding="utf-8")
     limited = importer.run(parse(source, tmp_path / "c", "--limit", 1))
     assert [p.name for p in limited] == ["game-development.eval.yaml"]
-    assert [c.id for c in load_suite(limited[0], option_schemas()).cases] == ["101"]
+    assert [c.id for c in load_case_file(limited[0]).cases] == ["101"]
 
 
 def test_answers_become_a_replay_folder(tmp_path: Path) -> None:
@@ -90,7 +89,7 @@ def test_instructions_file_is_copied_and_used(tmp_path: Path) -> None:
     prompt.write_text("my own copy of the judge prompt")
     written = importer.run(parse(SAMPLE, tmp_path / "out", "--instructions-file", prompt))
     assert (tmp_path / "out" / "official-judge.md").read_text() == "my own copy of the judge prompt"
-    case = load_suite(written[0], option_schemas()).cases[0]
+    case = load_case_file(written[0]).cases[0]
     assert next(g for g in case.graders if g.use == "checklist_points").options["instructions_file"] == "official-judge.md"
 
 
@@ -99,7 +98,7 @@ def test_rows_without_index_are_numbered_and_odd_indexes_cleaned(tmp_path: Path)
     del rows[0]["index"]
     rows[1]["index"] = "web/7 b"
     written = importer.run(parse(write_jsonl(tmp_path / "t.jsonl", rows), tmp_path / "out"))
-    cases = [c for p in written for c in load_suite(p, option_schemas()).cases]
+    cases = [c for p in written for c in load_case_file(p).cases]
     assert [c.id for c in cases] == ["row-1", "web-7-b"]
     assert cases[1].description == "official index: web/7 b"
 

@@ -9,11 +9,10 @@ from typing import Any
 
 import pytest
 
-from pytest_visioneval.cases import load_suite
-from pytest_visioneval.graders.registry import option_schemas
 from pytest_visioneval.importers import IMPORTERS
 from pytest_visioneval.importers import bizgeneval as importer
 from pytest_visioneval.importers.__main__ import main
+from pytest_visioneval.protocols.case_files import load_case_file
 
 SAMPLE = Path(__file__).resolve().parents[2] / "data" / "importers" / "bizgeneval" / "sample.jsonl"
 
@@ -40,7 +39,7 @@ def test_registered() -> None:
 def test_sample_becomes_one_case_file_per_domain(tmp_path: Path) -> None:
     written = importer.run(parse(SAMPLE, tmp_path / "out"))
     assert [p.name for p in written] == ["chart.eval.yaml", "poster.eval.yaml", "slides.eval.yaml", "webpage.eval.yaml"]
-    suites = {p.name: load_suite(p, option_schemas()) for p in written}
+    suites = {p.name: load_case_file(p) for p in written}
 
     chart = suites["chart.eval.yaml"]
     assert chart.name == "bizgeneval-chart" and chart.protocol == "bizgeneval"
@@ -81,12 +80,12 @@ def test_split_by_domain_and_dimension_and_shared_options(tmp_path: Path) -> Non
         "webpage-text.eval.yaml",
     ]
     assert (out / "judge_prompt.txt").read_text() == "Answer every question."
-    case = load_suite(written[0], option_schemas()).cases[0]
+    case = load_case_file(written[0]).cases[0]
     checklist = case.graders[1]
     assert checklist.gate is True and checklist.options["min_score"] == 0.8
     assert checklist.options["instructions_file"] == "judge_prompt.txt"
     assert case.params == {"aspect_ratio": "4:3", "size": "1536x1024"}  # the supported size closest to 4:3
-    sizes = {p.name: load_suite(p, option_schemas()).cases[0].params["size"] for p in written[1:]}
+    sizes = {p.name: load_case_file(p).cases[0].params["size"] for p in written[1:]}
     assert sizes == {  # 3:4, 16:9, 9:16
         "poster-knowledge.eval.yaml": "1024x1536",
         "slides-layout.eval.yaml": "1536x1024",
@@ -101,7 +100,7 @@ def test_rationale_field_name_and_zero_based_indexes(tmp_path: Path) -> None:
     row["hard_qidxs"] = [i - 1 for i in row["hard_qidxs"]]
     source = write_rows(tmp_path / "rows.jsonl", [row])
     (path,) = importer.run(parse(source, tmp_path / "out", "--rationale-field", "hidden_fact", "--qidx-base", "0"))
-    case = load_suite(path, option_schemas()).cases[0]
+    case = load_case_file(path).cases[0]
     assert case.fields["easy_qidxs"] == [2, 4, 6, 8, 10, 12, 14, 16, 18, 20]
     assert "Mercury" in case.graders[1].options["hidden_rationale"]
 

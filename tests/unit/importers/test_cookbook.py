@@ -7,9 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from pytest_visioneval.cases import load_suite
-from pytest_visioneval.graders.registry import option_schemas
 from pytest_visioneval.importers.__main__ import main
+from pytest_visioneval.protocols.case_files import load_case_file
 
 DATA = Path(__file__).resolve().parents[2] / "data" / "importers" / "cookbook"
 
@@ -37,7 +36,7 @@ def test_csv_rows_become_one_validated_case_file_per_use_case(data: Path, tmp_pa
         "cases-ui-mockup.eval.yaml",
         "cases-virtual-tryon.eval.yaml",
     ]
-    suites = {p.name: load_suite(p, option_schemas()) for p in out.glob("*.eval.yaml")}
+    suites = {p.name: load_case_file(p) for p in out.glob("*.eval.yaml")}
 
     (ui,) = suites["cases-ui-mockup.eval.yaml"].cases
     assert ui.uid == "cases-ui-mockup/pricing-page" and ui.description == "given id: pricing page"
@@ -65,7 +64,7 @@ def test_csv_rows_become_one_validated_case_file_per_use_case(data: Path, tmp_pa
 def test_jsonl_into_one_file_with_a_sweep(data: Path, tmp_path: Path) -> None:
     out = tmp_path / "out"
     assert run(data / "cases.jsonl", out, "--split", "none", "--name", "shop", "--sweep", "quality=low,high") == 0
-    suite = load_suite(out / "shop.eval.yaml", option_schemas())
+    suite = load_case_file(out / "shop.eval.yaml")
     assert [c.uid for c in suite.cases] == [
         "shop/signup-screen[quality=low]",
         "shop/signup-screen[quality=high]",
@@ -81,7 +80,7 @@ def test_jsonl_into_one_file_with_a_sweep(data: Path, tmp_path: Path) -> None:
 def test_tsv_and_images_already_inside_the_output_folder(data: Path) -> None:
     (data / "cases.tsv").write_text("id\ttask\tprompt\timages\nrecolour\timage_editing\tMake it teal\timages/badge.png\n")
     assert run(data / "cases.tsv", data) == 0  # case files next to the table: the image is used where it is
-    (case,) = load_suite(data / "cases-general.eval.yaml").cases
+    (case,) = load_case_file(data / "cases-general.eval.yaml").cases
     assert case.images == ((data / "images" / "badge.png").resolve(),)
     assert not (data / "assets").exists()
 

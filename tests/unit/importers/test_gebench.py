@@ -11,11 +11,10 @@ from typing import Any
 import pytest
 import yaml
 
-from pytest_visioneval.cases import load_suite
-from pytest_visioneval.graders.registry import option_schemas
 from pytest_visioneval.importers import IMPORTERS
 from pytest_visioneval.importers import gebench as importer
 from pytest_visioneval.importers.__main__ import main
+from pytest_visioneval.protocols.case_files import load_case_file
 
 DATA = Path(__file__).resolve().parents[2] / "data" / "importers" / "gebench"
 RELEASE = DATA / "release"
@@ -29,7 +28,7 @@ def parse(*argv: Any) -> argparse.Namespace:
 
 
 def cases_of(path: Path) -> dict[str, Any]:
-    return {c.id: c for c in load_suite(path, option_schemas()).cases}
+    return {c.id: c for c in load_case_file(path).cases}
 
 
 @pytest.fixture

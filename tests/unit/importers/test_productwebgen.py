@@ -9,11 +9,10 @@ from typing import Any
 
 import pytest
 
-from pytest_visioneval.cases import load_suite
-from pytest_visioneval.graders.registry import option_schemas
 from pytest_visioneval.importers import IMPORTERS
 from pytest_visioneval.importers import productwebgen as importer
 from pytest_visioneval.importers.__main__ import main
+from pytest_visioneval.protocols.case_files import load_case_file
 
 DATA = Path(__file__).resolve().parents[2] / "data" / "importers" / "productwebgen"
 SAMPLES = DATA / "samples.jsonl"
@@ -51,7 +50,7 @@ def test_samples_become_one_case_file_per_category(tmp_path: Path) -> None:
     out = tmp_path / "out"
     written = importer.run(parse(SAMPLES, out))
     assert [p.name for p in written] == ["productwebgen-kitchenware.eval.yaml", "productwebgen-sports.eval.yaml"]
-    kitchen = load_suite(written[0], option_schemas())
+    kitchen = load_case_file(written[0])
     assert kitchen.protocol == "productwebgen" and kitchen.name == "productwebgen-kitchenware"
     assert [c.id for c in kitchen.cases] == ["kw-001", "27"]
     kettle = kitchen.cases[0]
@@ -69,7 +68,7 @@ def test_samples_become_one_case_file_per_category(tmp_path: Path) -> None:
     assert kettle.task == "html_generation" and kettle.render is not None
     assert [g.name for g in kettle.graders] == ["html", "wif", "wdq", "wca", "vcif", "ipq"]
     assert kitchen.cases[1].fields["sample_id"] == 27
-    sports = load_suite(written[1], option_schemas()).cases[0]
+    sports = load_case_file(written[1]).cases[0]
     assert sports.fields["consistency_type"] == "perspective"  # "perspective coherence" read as its type
     assert sports.images == (out / "images" / "sp-014.jpg",)
 

@@ -9,15 +9,14 @@ from typing import Any
 import pytest
 import yaml
 
-from pytest_visioneval.cases import load_suite
 from pytest_visioneval.cases.spec import CaseSpec
 from pytest_visioneval.errors import CaseFileError
 from pytest_visioneval.graders.base import Metric
-from pytest_visioneval.graders.registry import option_schemas
+from pytest_visioneval.graders.outcome import CaseEvaluation
 from pytest_visioneval.protocols import get_protocol
 from pytest_visioneval.protocols.artifactsbench import PROTOCOL, RENDER
+from pytest_visioneval.protocols.case_files import load_case_file
 from pytest_visioneval.protocols.scoring import protocol_scores
-from pytest_visioneval.runner import CaseEvaluation
 
 CHECKLIST = [f"Item {i}: 10 points if it works, 0 otherwise." for i in range(1, 11)]
 
@@ -45,7 +44,7 @@ def load(tmp_path: Path) -> Callable[..., CaseSpec]:
         document["cases"] = [{"id": "c1", "fields": case_fields, **case}]
         path = tmp_path / "ab.eval.yaml"
         path.write_text(yaml.safe_dump(document, sort_keys=False))
-        return load_suite(path, option_schemas()).cases[0]
+        return load_case_file(path).cases[0]
 
     return make
 

@@ -9,14 +9,13 @@ from typing import Any
 import pytest
 import yaml
 
-from pytest_visioneval.cases import load_suite
 from pytest_visioneval.cases.spec import CaseSpec
 from pytest_visioneval.errors import CaseFileError
 from pytest_visioneval.graders.base import Gate, Metric
-from pytest_visioneval.graders.registry import option_schemas
+from pytest_visioneval.graders.outcome import CaseEvaluation, GateOutcome
 from pytest_visioneval.protocols import get_protocol
 from pytest_visioneval.protocols.bizgeneval import PROTOCOL, check_tracks, track_score
-from pytest_visioneval.runner import CaseEvaluation, GateOutcome
+from pytest_visioneval.protocols.case_files import load_case_file
 
 QUESTIONS = [f"Is requirement {i} met?" for i in range(1, 21)]
 EASY = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]
@@ -47,7 +46,7 @@ def load(tmp_path: Path) -> Callable[..., CaseSpec]:
         }
         path = tmp_path / "biz.eval.yaml"
         path.write_text(yaml.safe_dump(document, sort_keys=False))
-        return load_suite(path, option_schemas()).cases[0]
+        return load_case_file(path).cases[0]
 
     return make
 

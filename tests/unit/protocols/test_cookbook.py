@@ -11,17 +11,16 @@ import pytest
 import yaml
 from PIL import Image
 
-from pytest_visioneval.cases import load_suite
 from pytest_visioneval.cases.spec import CaseSpec, GraderSpec
+from pytest_visioneval.cli.cookbook_tags import failure_tag_counts, main
 from pytest_visioneval.errors import CaseFileError
 from pytest_visioneval.graders.base import Gate, Metric
-from pytest_visioneval.graders.registry import option_schemas
+from pytest_visioneval.graders.outcome import CaseEvaluation, GateOutcome
 from pytest_visioneval.graders.rubric import _grade_from_replies
 from pytest_visioneval.graders.rubric_spec import builtin_rubric
 from pytest_visioneval.protocols import get_protocol
+from pytest_visioneval.protocols.case_files import load_case_file
 from pytest_visioneval.protocols.cookbook import PROTOCOL
-from pytest_visioneval.protocols.cookbook_tags import failure_tag_counts, main
-from pytest_visioneval.runner import CaseEvaluation, GateOutcome
 
 
 @pytest.fixture
@@ -44,7 +43,7 @@ def load(folder: Path) -> Callable[..., CaseSpec]:
             document["defaults"] = defaults
         path = folder / "cb.eval.yaml"
         path.write_text(yaml.safe_dump(document, sort_keys=False))
-        return load_suite(path, option_schemas()).cases[0]
+        return load_case_file(path).cases[0]
 
     return make
 

@@ -9,14 +9,13 @@ from typing import Any
 import pytest
 import yaml
 
-from pytest_visioneval.cases import load_suite
 from pytest_visioneval.cases.spec import CaseSpec
 from pytest_visioneval.errors import CaseFileError
 from pytest_visioneval.graders.base import Gate, Metric
-from pytest_visioneval.graders.registry import option_schemas
+from pytest_visioneval.graders.outcome import CaseEvaluation, GateOutcome
 from pytest_visioneval.protocols import get_protocol
+from pytest_visioneval.protocols.case_files import load_case_file
 from pytest_visioneval.protocols.gebench import DIMENSIONS, PROTOCOL
-from pytest_visioneval.runner import CaseEvaluation, GateOutcome
 from tests.conftest import draw_png
 
 
@@ -34,7 +33,7 @@ def load(tmp_path: Path) -> Callable[..., CaseSpec]:
         }
         path = tmp_path / "ge.eval.yaml"
         path.write_text(yaml.safe_dump(document, sort_keys=False, allow_unicode=True), encoding="utf-8")
-        return load_suite(path, option_schemas()).cases[0]
+        return load_case_file(path).cases[0]
 
     return make
 
@@ -229,6 +228,6 @@ def test_a_trajectory_with_the_wrong_frames_scores_zero(case: CaseSpec, count_ok
 
 
 def test_the_example_suite_loads(tmp_path: Path) -> None:
-    suite = load_suite(Path(__file__).parents[3] / "cases" / "gebench" / "gui_environments.eval.yaml", option_schemas())
+    suite = load_case_file(Path(__file__).parents[3] / "cases" / "gebench" / "gui_environments.eval.yaml")
     types = sorted(c.fields["task_type"] for c in suite.cases)
     assert set(types) == {"single_step", "multi_step", "fiction_app", "real_app", "grounding"}

@@ -9,16 +9,16 @@ from typing import Any
 import pytest
 import yaml
 
-from pytest_visioneval.cases import load_suite
 from pytest_visioneval.cases.spec import CaseSpec
 from pytest_visioneval.errors import CaseFileError
 from pytest_visioneval.graders.base import Metric
-from pytest_visioneval.graders.registry import option_schemas
+from pytest_visioneval.graders.outcome import CaseEvaluation
 from pytest_visioneval.protocols import get_protocol
+from pytest_visioneval.protocols.case_files import load_case_file
 from pytest_visioneval.protocols.productwebgen import PROTOCOL, RENDER
 from pytest_visioneval.protocols.productwebgen_text import CONSISTENCY_FOCUS
 from pytest_visioneval.protocols.scoring import protocol_scores
-from pytest_visioneval.runner import CaseEvaluation, protocol_metrics
+from pytest_visioneval.run.case import protocol_metrics
 
 CLAUSES = [
     {"type": "style", "text": "Main colours are olive and cream."},
@@ -48,7 +48,7 @@ def load(tmp_path: Path, make_image: Callable[..., Path]) -> Callable[..., CaseS
         document = {"suite": "pwg", "protocol": "productwebgen", "cases": [{"id": "c1", "fields": case_fields, **case}]}
         path = tmp_path / "pwg.eval.yaml"
         path.write_text(yaml.safe_dump(document, sort_keys=False))
-        return load_suite(path, option_schemas()).cases[0]
+        return load_case_file(path).cases[0]
 
     return make
 

@@ -38,5 +38,7 @@ def test_labels_without_a_registered_protocol_are_not_scored() -> None:
 
 
 def test_order_of_records_does_not_change_the_numbers() -> None:
-    records = [record(f"s/{i}", "passed", {"domain": "chart", "dimension": "text"}, easy=i * 0.1, hard=1, all=1) for i in range(50)]
+    records = [
+        record(f"s/{i}", "passed", {"domain": "chart", "dimension": "text"}, easy=i * 0.1, hard=1, all=1) for i in range(50)
+    ]
     assert protocol_scores(records) == protocol_scores(list(reversed(records)))

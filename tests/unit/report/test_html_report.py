@@ -14,11 +14,11 @@ import pytest
 from bs4 import BeautifulSoup, Tag
 from PIL import Image, ImageDraw
 
-from pytest_visioneval.aggregate import aggregate
-from pytest_visioneval.render import find_chromium
-from pytest_visioneval.report.html_cli import main as cli_main
+from pytest_visioneval.cli.html import main as cli_main
+from pytest_visioneval.pages.render import find_chromium
 from pytest_visioneval.report.html_report import render_html, write_html_report
 from pytest_visioneval.report.results_json import SCHEMA_NAME, SCHEMA_VERSION
+from pytest_visioneval.results.aggregate import aggregate
 
 SCRIPT = "<script>alert(1)</script>"
 ATTRIBUTE_BREAKER = '"><script>alert(3)</script>'  # a tag that tries to close the data-tags attribute

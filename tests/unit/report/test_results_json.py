@@ -5,19 +5,17 @@ from __future__ import annotations
 import json
 import time
 from pathlib import Path
-from types import SimpleNamespace
 from typing import Any
 
 import jsonschema
 import pytest
 
 from pytest_visioneval import __version__
-from pytest_visioneval.aggregate import aggregate
 from pytest_visioneval.cases.spec import Threshold
-from pytest_visioneval.gate import evaluate
-from pytest_visioneval.options import Settings
-from pytest_visioneval.report.results_json import SCHEMA_NAME, SCHEMA_VERSION, build, results_schema, write
-from pytest_visioneval.verdict import decide
+from pytest_visioneval.report.results_json import SCHEMA_NAME, SCHEMA_VERSION, RunInfo, build, results_schema, write
+from pytest_visioneval.results.aggregate import aggregate
+from pytest_visioneval.results.thresholds import evaluate_thresholds
+from pytest_visioneval.results.verdict import decide
 
 
 def test_schema_loads_and_is_a_valid_json_schema() -> None:
@@ -55,16 +53,17 @@ def case_record(uid: str, status: str, score: float) -> dict[str, Any]:
 def document(tmp_path: Path) -> dict[str, Any]:
     records = [case_record("ui/a", "passed", 0.9), case_record("ui/b", "failed", 0.4)]
     aggregates = aggregate(records)
-    results = evaluate([Threshold("ui", "sim.score", min=0.8, source="ui.eval.yaml:2")], [], aggregates)
-    session = SimpleNamespace(
-        aggregates=aggregates,
-        verdict=decide(1, results, aggregates["overall"]),
-        settings=Settings(output_dir=tmp_path / "out"),
+    results = evaluate_thresholds([Threshold("ui", "sim.score", min=0.8, source="ui.eval.yaml:2")], [], aggregates)
+    run = RunInfo(
         run_id="20260101-000000-abcd",
+        model="reference",
+        model_params={},
         started=time.time() - 5,
-        config=SimpleNamespace(invocation_params=SimpleNamespace(args=("-q", "cases"))),
+        output_dir=tmp_path / "out" / "20260101-000000-abcd",
+        argv=("-q", "cases"),
+        pytest_version=pytest.__version__,
     )
-    return build(session, records)  # type: ignore[arg-type]
+    return build(run, records, aggregates, decide(1, results, aggregates["overall"]))
 
 
 def test_built_document_validates_against_the_schema(document: dict[str, Any]) -> None:

@@ -6,11 +6,11 @@ from typing import Any
 
 import pytest
 
-from pytest_visioneval.aggregate import aggregate
 from pytest_visioneval.cases.spec import Threshold
-from pytest_visioneval.gate import evaluate
 from pytest_visioneval.report.terminal import counts_line, group_lines, render, table, verdict_line
-from pytest_visioneval.verdict import Verdict, decide
+from pytest_visioneval.results.aggregate import aggregate
+from pytest_visioneval.results.thresholds import evaluate_thresholds
+from pytest_visioneval.results.verdict import Verdict, decide
 
 
 def record(uid: str, status: str, score: float, tags: tuple[str, ...] = ()) -> dict[str, Any]:
@@ -31,7 +31,7 @@ def aggregates() -> dict[str, Any]:
 
 
 def test_render_shows_pass_and_fail_threshold_lines_and_the_verdict(aggregates: dict[str, Any]) -> None:
-    results = evaluate(
+    results = evaluate_thresholds(
         [Threshold("ui", "sim.score", min=0.6, source="ui.eval.yaml:4")],
         [Threshold("ui", "image.decodes", min=0.9, source="--eval-fail-under")],
         aggregates,
@@ -67,7 +67,7 @@ def test_render_groups_by_protocol_and_tag(aggregates: dict[str, Any]) -> None:
 
 
 def test_render_green_run(aggregates: dict[str, Any]) -> None:
-    results = evaluate([Threshold("ui", "sim.score", min=0.1, source="f:1")], [], aggregates)
+    results = evaluate_thresholds([Threshold("ui", "sim.score", min=0.1, source="f:1")], [], aggregates)
     lines = render(aggregates, decide(0, results, {}))
     assert lines[-1] == "visioneval: exit status 0 (all gates passed, 1 threshold(s) met)"
     assert not any(line.lstrip().startswith("FAIL") for line in lines)

@@ -1,0 +1,1 @@
+"""The commands: ``python -m pytest_visioneval COMMAND`` (or ``python -m pytest_visioneval.cli.COMMAND``)."""

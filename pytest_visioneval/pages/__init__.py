@@ -1,0 +1,1 @@
+"""HTML outputs: extraction from the reply, sandboxed rendering in Chromium, derived captures."""

@@ -1,0 +1,92 @@
+"""From a model's reply to a rendered page: extraction, then Chromium capture.
+
+For ``html_generation`` cases the reply (``reply.md``) is turned into
+``page.html`` (see :mod:`extract`); an SVG output is wrapped in a page. When
+the case asks for ``render``, the page is rendered (see :mod:`render`) and
+its screenshots join the artifacts, so image graders and judges see them
+like any other output image. Everything made here is stored next to the
+model's output and listed under ``derived`` in its provenance.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from ..artifacts import Artifact, ArtifactStore
+from ..cases.spec import CaseSpec
+from ..graders.base import Metric
+from .extract import ExtractionError, extract_page
+from .render import PageRenderer, RenderOptions, RenderResult
+
+PAGE_NAME = "page.html"
+
+
+@dataclass(frozen=True)
+class PreparedOutput:
+    artifacts: tuple[Artifact, ...]
+    metrics: tuple[Metric, ...] = ()  # render.* metrics, when rendered
+
+
+def prepare(
+    case: CaseSpec,
+    artifacts: tuple[Artifact, ...],
+    store: ArtifactStore,
+    model: str,
+    renderer: Callable[[], PageRenderer],
+    *,
+    folder: str | None = None,
+) -> PreparedOutput:
+    """Add the page (and its captures) to the artifacts; they are stored under ``folder`` (default: the case id)."""
+    folder = folder or case.id
+    artifacts = artifacts + _page_if_needed(case, artifacts, store, model, folder)
+    if case.render is None:
+        return PreparedOutput(artifacts)
+    entry = next((a for a in artifacts if a.kind == "html" and a.path is not None), None)
+    if entry is None or entry.path is None:
+        raise ExtractionError(f"case {case.uid} asks for render, but its output holds no HTML page")
+    result = renderer().render(entry.path.parent, entry.path.name, RenderOptions.from_mapping(dict(case.render)))
+    captured = store.save_derived(model, case.suite, folder, _captures(result), f"rendered {entry.name} in Chromium")
+    return PreparedOutput(artifacts + captured, _render_metrics(result))
+
+
+def _page_if_needed(
+    case: CaseSpec, artifacts: tuple[Artifact, ...], store: ArtifactStore, model: str, folder: str
+) -> tuple[Artifact, ...]:
+    if any(a.kind == "html" for a in artifacts):
+        return ()
+    svg = next((a for a in artifacts if a.kind == "svg"), None)
+    text = next((a for a in artifacts if a.kind == "text"), None)
+    if svg is not None:
+        source, how = svg.data.decode("utf-8", errors="replace"), f"wrapped {svg.name} in a page"
+    elif case.task == "html_generation" and text is not None:
+        source, how = text.data.decode("utf-8", errors="replace"), f"extracted from {text.name}"
+    elif case.task == "html_generation":
+        raise ExtractionError("the output holds no reply to take a page from")
+    else:
+        return ()
+    page = extract_page(source)
+    detail = page.source + (f", merged {' and '.join(page.merged)}" if page.merged else "")
+    return store.save_derived(model, case.suite, folder, (Artifact(PAGE_NAME, page.html.encode("utf-8")),), f"{how} ({detail})")
+
+
+def _captures(result: RenderResult) -> tuple[Artifact, ...]:
+    shots = [Artifact(f"screenshot-{i}.png", data) for i, data in enumerate(result.screenshots, 1)]
+    if result.full_page is not None:
+        shots.append(Artifact("fullpage.png", result.full_page))
+    shots.append(Artifact("dom-snapshot.txt", result.dom.encode("utf-8"), "text/plain"))
+    shots.append(Artifact("render.json", json.dumps(result.report(), indent=2).encode("utf-8")))
+    return tuple(shots)
+
+
+def _render_metrics(result: RenderResult) -> tuple[Metric, ...]:
+    def listing(items: list[str]) -> str:
+        return "; ".join(items[:5]) + (f" (+{len(items) - 5} more)" if len(items) > 5 else "") if items else "none"
+
+    return (
+        Metric("render.console_errors", len(result.console_errors), listing(result.console_errors), higher_is_better=False),
+        Metric("render.page_errors", len(result.page_errors), listing(result.page_errors), higher_is_better=False),
+        Metric("render.blocked_requests", len(result.blocked), listing(result.blocked), higher_is_better=False),
+        Metric("render.seconds", result.seconds, "load and capture time", higher_is_better=False),
+    )

@@ -1,0 +1,173 @@
+"""The fixtures pytest-visioneval provides (listed by ``pytest --fixtures``)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import pytest
+
+from ..artifacts import ArtifactStore
+from ..cases.spec import CaseSpec
+from ..errors import VisionEvalError
+from ..graders import GradeContext
+from ..graders.outcome import CaseEvaluation
+from ..judges import create_judges
+from ..models import Model, create_model
+from ..pages.render import RenderService
+from ..run.entries import metric_entry
+from ..run.evaluation import Environment, evaluation_from
+from ..run.pipeline import CasePipeline
+from .call_options import call_layer_key
+from .ci_options import ci_settings_key
+from .options import Settings, settings_key
+from .records import record_for
+from .run_id import run_id_key
+
+
+@pytest.fixture(scope="session")
+def visioneval_settings(pytestconfig: pytest.Config) -> Settings:
+    """The run's settings (``--model``, thresholds, output folder...), as one frozen object."""
+    return pytestconfig.stash[settings_key]
+
+
+@pytest.fixture(scope="session")
+def visioneval_model(visioneval_settings: Settings) -> Model:
+    """The model under test, built once per worker from ``--model``.
+
+    If it cannot be built (unknown provider, no API key), every case that
+    needs it is an error with the reason.
+    """
+    try:
+        return create_model(visioneval_settings.model, visioneval_settings.model_settings)
+    except VisionEvalError as exc:
+        problem = f"{type(exc).__name__}: {exc}"
+    pytest.fail(problem, pytrace=False)  # outside the except: no chained traceback
+
+
+@pytest.fixture(scope="session")
+def visioneval_store(visioneval_settings: Settings, pytestconfig: pytest.Config) -> ArtifactStore:
+    """Where this run keeps model outputs: ``<output_dir>/<run_id>/<model>/<suite>/<case>/``."""
+    return ArtifactStore(visioneval_settings.output_dir, pytestconfig.stash[run_id_key])
+
+
+@pytest.fixture(scope="session")
+def visioneval_grade_context(visioneval_settings: Settings) -> GradeContext:
+    """What graders get besides the case: the judges from ``--judge`` and ``--judge-repeats``.
+
+    With no ``--judge``, judge graders are skipped (with that reason) and the
+    deterministic graders still run.
+    """
+    try:
+        judges = create_judges(visioneval_settings.judges, visioneval_settings.judge_settings)
+    except VisionEvalError as exc:
+        problem = f"{type(exc).__name__}: {exc}"
+    else:
+        return GradeContext(judges=judges, judge_repeats=visioneval_settings.judge_repeats)
+    pytest.fail(problem, pytrace=False)
+
+
+@pytest.fixture(scope="session")
+def visioneval_renderer(visioneval_settings: Settings) -> Iterator[RenderService]:
+    """Chromium for rendering HTML outputs: one browser per worker, started on first use.
+
+    Safe to call from any thread (renders run one at a time on the thread that owns the browser).
+    """
+    renderer = RenderService(visioneval_settings.chromium)
+    yield renderer
+    renderer.close()
+
+
+@pytest.fixture(scope="session")
+def visioneval_pipeline(request: pytest.FixtureRequest, visioneval_settings: Settings) -> Iterator[CasePipeline]:
+    """Evaluates this worker's cases, ahead of pytest's order when ``--eval-concurrency`` is set.
+
+    Built on the first case item; every case item of the session is a
+    candidate for evaluating ahead (skipped ones are not).
+    """
+    model = request.getfixturevalue("visioneval_model")
+    context = request.getfixturevalue("visioneval_grade_context")
+    store = request.getfixturevalue("visioneval_store")
+    # Resolved here, in the main thread: background threads cannot look fixtures up. Chromium starts on first render.
+    renderer: RenderService = request.getfixturevalue("visioneval_renderer")
+    config = request.config
+    concurrency = config.stash[call_layer_key].settings.concurrency
+    env = Environment(
+        model=model,
+        store=store,
+        context=context,
+        renderer=lambda: renderer,
+        model_params=visioneval_settings.model_params,
+        repeats=config.stash[ci_settings_key].repeats,
+    )
+    ahead = [
+        (item.nodeid, case)
+        for item in request.session.items
+        if isinstance(case := getattr(item, "case", None), CaseSpec)
+        and not item.get_closest_marker("skip")
+        and not item.get_closest_marker("skipif")
+    ]
+    exchange = None
+    if hasattr(config, "workerinput") and concurrency is not None:
+        exchange = store.root / store.run_id / ".exchange"
+    pipeline = CasePipeline(env, ahead, concurrency, exchange)
+    yield pipeline
+    pipeline.close()
+
+
+@pytest.fixture
+def visioneval_case(request: pytest.FixtureRequest) -> CaseSpec:
+    """The :class:`~pytest_visioneval.cases.CaseSpec` of the current case item."""
+    case = getattr(request.node, "case", None)
+    if case is None:
+        pytest.fail("visioneval_case is only available to cases collected from case files", pytrace=False)
+    return case
+
+
+@pytest.fixture
+def record_metric(request: pytest.FixtureRequest) -> Callable[..., None]:
+    """Record a metric for the current test: ``record_metric(name, value, reason="", higher_is_better=True)``.
+
+    Works in any test, not only in case items. The value must be a finite
+    number (numpy scalars are converted). Metrics never fail a test; they are
+    aggregated per suite (a Python test's suite is its file name) on the
+    controller, also under xdist, and checked against thresholds there.
+    """
+    record = record_for(request.node)
+
+    def record_(name: str, value: Any, reason: str = "", higher_is_better: bool = True) -> None:
+        record["metrics"].append(metric_entry(name, value, reason, higher_is_better))
+
+    return record_
+
+
+@pytest.fixture
+def visioneval_evaluation(
+    request: pytest.FixtureRequest,
+    visioneval_case: CaseSpec,
+    visioneval_settings: Settings,
+    visioneval_store: ArtifactStore,
+) -> CaseEvaluation:
+    """Run the model on the current case, store its outputs and grade them.
+
+    Gates and metrics are recorded for the report before the test body
+    asserts the gates. A failure to produce or grade an output is an error
+    of the case (reported as such), never a pass.
+    """
+    record = record_for(request.node)
+    pipeline: CasePipeline = request.getfixturevalue("visioneval_pipeline")
+    outcome = pipeline.outcome_for(request.node.nodeid, visioneval_case)
+    record["model"] = outcome["model"]
+    record["artifacts"] += outcome["artifacts"]
+    record["usage"] = outcome["usage"]
+    if outcome["error"]:
+        record["error"] = outcome["error"]
+        pytest.fail(record["error"], pytrace=False)
+    if "repeats" in outcome:
+        record["repeats"] = outcome["repeats"]
+        record["flaky_gates"] = outcome["flaky_gates"]
+    data = outcome["evaluation"]
+    record["gates"] = data["gates"]
+    record["metrics"] += data["metrics"] + outcome["protocol_metrics"]
+    record["skipped_graders"] = data["skipped"]
+    return evaluation_from(visioneval_case, outcome)

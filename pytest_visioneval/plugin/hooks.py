@@ -1,0 +1,82 @@
+"""The pytest11 entry point: hook implementations only, each delegating."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from ..calls.layer import CallLayer
+from . import fixtures as _fixtures
+from .call_options import add_call_options, build_call_settings, call_layer_key, with_call_layer
+from .ci_options import add_ci_options, build_ci_settings, ci_settings_key
+from .collect_errors import CaseFileErrorTolerance
+from .items import CaseFile, CaseItem, is_case_file
+from .options import add_options, build_settings, settings_key
+from .records import record_for
+from .run_id import WORKERINPUT_KEY, resolve_run_id, run_id_key
+from .session import EvalSession
+from .shard import in_shard
+
+_eval_session_key = pytest.StashKey[EvalSession]()
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    add_options(parser)
+    add_ci_options(parser)
+    add_call_options(parser)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    settings = build_settings(config)
+    config.stash[settings_key] = settings
+    ci = build_ci_settings(config)
+    config.stash[ci_settings_key] = ci
+    config.stash[run_id_key] = resolve_run_id(config, settings.run_id)
+    layer = CallLayer(build_call_settings(config, settings, Path(settings.output_dir) / config.stash[run_id_key]))
+    config.stash[call_layer_key] = layer
+    config.stash[settings_key] = settings = with_call_layer(settings, layer)
+    config.pluginmanager.register(_fixtures, "visioneval-fixtures")
+    config.pluginmanager.register(CaseFileErrorTolerance(config, settings.case_globs), "visioneval-collect-errors")
+    if not hasattr(config, "workerinput"):  # the controller (or a run without xdist)
+        session = EvalSession(config, settings, config.stash[run_id_key], ci)
+        config.stash[_eval_session_key] = session
+        config.pluginmanager.register(session, "visioneval-session")
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    layer = config.stash.get(call_layer_key, None)
+    if layer is not None:
+        layer.close()
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_configure_node(node: Any) -> None:
+    """xdist: every worker writes into the controller's run folder."""
+    node.workerinput[WORKERINPUT_KEY] = node.config.stash[run_id_key]
+
+
+def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> CaseFile | None:
+    if file_path.suffix in (".yaml", ".yml") and is_case_file(file_path, parent.config.stash[settings_key].case_globs):
+        return CaseFile.from_parent(parent, path=file_path)
+    return None
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """``--eval-shard K/N``: keep this job's share of the items (after -k/-m selection)."""
+    shard = config.stash[ci_settings_key].shard
+    if shard is None:
+        return
+    keep = [item for item in items if in_shard(item.nodeid, *shard)]
+    dropped = [item for item in items if not in_shard(item.nodeid, *shard)]
+    if dropped:
+        config.hook.pytest_deselected(items=dropped)
+        items[:] = keep
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    if isinstance(item, CaseItem):
+        record_for(item)  # a case that errors before grading is still reported as itself

@@ -1,0 +1,128 @@
+"""Case files as pytest collectors, cases as pytest items.
+
+A case file is a ``pytest.Module`` subclass and each case a ``pytest.Function``
+with a ``callobj``: module-scoped fixtures, ``item.obj`` (which syrupy needs),
+marks, ``-k``, ``--lf`` and xdist all work as for Python tests, with no
+private pytest API. Ids are ``suite/case_id`` in file order, so every xdist
+worker collects the same ids in the same order.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import types
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from ..cases import CaseSpec
+from ..cases.spec import SuiteSpec
+from ..errors import CaseFileError
+from ..graders import grader_types
+from ..protocols.case_files import load_case_file
+from .options import settings_key
+
+# Case uids seen in this session -> "file:line" of their first definition.
+_seen_uids_key = pytest.StashKey[dict[str, str]]()
+_registered_tags_key = pytest.StashKey[set[str]]()
+
+
+def _register_marker(config: pytest.Config, tag: str) -> None:
+    """Declare a YAML tag as a marker once, so ``-m`` and ``--strict-markers`` accept it."""
+    registered = config.stash.setdefault(_registered_tags_key, set())
+    if tag not in registered:
+        registered.add(tag)
+        config.addinivalue_line("markers", f"{tag}: tag from visioneval case files")
+
+
+def is_case_file(path: Path, globs: tuple[str, ...]) -> bool:
+    return any(fnmatch.fnmatch(path.name, pattern) for pattern in globs)
+
+
+def run_case(request: pytest.FixtureRequest, visioneval_evaluation: Any) -> None:
+    """The body of every case item.
+
+    The model call and the grading happen in the ``visioneval_evaluation``
+    fixture (setup), so a case that cannot be evaluated is an *error*; a gate
+    that fails here is a *failure*, and so is a difference from the case's
+    snapshots with ``--eval-snapshot`` (compared even when a gate failed).
+    """
+    __tracebackhide__ = True
+    from ..run.case import gate_failure_message
+
+    problems: list[str] = []
+    if visioneval_evaluation.failed_gates:
+        problems.append(gate_failure_message(visioneval_evaluation))
+    kinds = request.config.stash[settings_key].snapshot_kinds
+    if kinds:
+        from .snapshots import check_snapshots
+
+        model_name = request.getfixturevalue("visioneval_model").name
+        problems += check_snapshots(request, visioneval_evaluation, model_name, kinds)
+    if problems:
+        pytest.fail("\n".join(problems), pytrace=False)
+
+
+class CaseFile(pytest.Module):
+    """A YAML case file."""
+
+    def _getobj(self) -> types.ModuleType:
+        # There is no Python to import; an empty module keeps Module's API working.
+        return types.ModuleType(self.path.stem.replace(".", "_"))
+
+    def collect(self) -> Iterator[pytest.Item]:
+        suite = load_case_file(self.path, self.config.rootpath)
+        self._check(suite)
+        fixtureinfo = None
+        for case in suite.cases:
+            item = CaseItem.from_parent(self, name=case.uid, callobj=run_case, case=case, suite=suite, fixtureinfo=fixtureinfo)
+            # Every case of a file runs the same function under the same parent, so its
+            # fixture closure is the same: resolve it once per file, as pytest does for
+            # the calls of a parametrized test (it is most of the cost of making an item).
+            fixtureinfo = getattr(item, "_fixtureinfo", None)
+            yield item
+
+    def _check(self, suite: SuiteSpec) -> None:
+        seen = self.config.stash.setdefault(_seen_uids_key, {})
+        types_ = grader_types()
+        for index, case in enumerate(suite.cases):
+            where = f"{case.source}:{case.line}"
+            if case.uid in seen and seen[case.uid] != where:
+                raise CaseFileError(
+                    self.path,
+                    f"case {case.uid!r} is also defined at {seen[case.uid]}",
+                    line=case.line,
+                    field=f"cases[{index}].id",
+                )
+            seen[case.uid] = where
+            for grader in case.graders:
+                problem = types_[grader.use].check_case(case, grader.options)
+                if problem:
+                    raise CaseFileError(self.path, problem, line=case.line, field=f"cases[{index}] grader {grader.name!r}")
+
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException]) -> Any:  # type: ignore[override]
+        if isinstance(excinfo.value, CaseFileError):
+            return str(excinfo.value)
+        return super().repr_failure(excinfo)
+
+
+class CaseItem(pytest.Function):
+    """One case of a case file."""
+
+    def __init__(self, *, case: CaseSpec, suite: SuiteSpec, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.case = case
+        self.suite = suite
+        for tag in case.tags:
+            _register_marker(self.config, tag)
+            self.add_marker(tag)
+        if case.skip:
+            self.add_marker(pytest.mark.skip(reason=case.skip))
+        if case.xfail:
+            self.add_marker(pytest.mark.xfail(reason=case.xfail))
+        self.extra_keyword_matches.update({case.protocol, case.task, case.suite})
+
+    def reportinfo(self) -> tuple[Path, int | None, str]:
+        return self.path, self.case.line - 1, f"case {self.case.uid}"

@@ -1,0 +1,315 @@
+"""Command-line and ini options, turned into one frozen :class:`Settings`.
+
+Every option has an ini twin (``[tool.pytest.ini_options]`` or ``pytest.ini``);
+the command line wins. The settings object lives in ``config.stash``.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from ..cases.spec import Threshold
+from ..errors import ConfigError
+from ..judges.client import RESPONSE_FORMATS, JudgeSettings
+from ..models.base import ModelSettings
+from ..models.registry import available_providers
+from ..results.thresholds import parse_threshold
+
+GROUP = "visioneval"
+DEFAULT_MODEL = "reference"
+DEFAULT_CASE_GLOBS = ("*.eval.yaml", "*.eval.yml")
+# --eval-snapshot values -> the snapshot kinds compared for every case (see docs/snapshots.md).
+SNAPSHOT_CHOICES = {"scores": frozenset({"scores"}), "png": frozenset({"png"}), "all": frozenset({"scores", "png"})}
+
+
+@dataclass(frozen=True)
+class Settings:
+    model: str = DEFAULT_MODEL
+    model_params: Mapping[str, Any] = field(default_factory=dict)
+    model_settings: ModelSettings = field(default_factory=ModelSettings)
+    output_dir: Path = Path(".visioneval")
+    run_id: str | None = None
+    results_path: Path | None = None
+    fail_under: tuple[Threshold, ...] = ()
+    case_globs: tuple[str, ...] = DEFAULT_CASE_GLOBS
+    judges: tuple[str, ...] = ()
+    judge_settings: JudgeSettings = field(default_factory=JudgeSettings)
+    judge_repeats: int = 1
+    chromium: str | None = None
+    snapshot_kinds: frozenset[str] = frozenset()
+
+
+settings_key = pytest.StashKey[Settings]()
+
+
+def option_pair(parser: pytest.Parser, group: Any) -> Callable[..., None]:
+    """A function declaring a command-line option and its ini twin (same name as the dest)."""
+
+    def both(flag: str, ini: str, help: str, *, ini_type: str | None = None, default: Any = None, **kwargs: Any) -> None:
+        group.addoption(flag, dest=ini, help=f"{help} [ini: {ini}]", **kwargs)
+        parser.addini(ini, help, type=ini_type, default=default)  # type: ignore[arg-type]
+
+    return both
+
+
+def add_options(parser: pytest.Parser) -> None:
+    group = parser.getgroup(GROUP, "vision evaluation (pytest-visioneval)")
+
+    both = option_pair(parser, group)
+
+    both(
+        "--model",
+        "visioneval_model",
+        "model under test: reference (default), openai:MODEL, replay:DIR, or a plugin's provider",
+        metavar="NAME",
+    )
+    both(
+        "--model-param",
+        "visioneval_model_params",
+        "model parameter KEY=VALUE, overriding the case files' params (repeatable; VALUE is read as YAML)",
+        ini_type="linelist",
+        default=[],
+        action="append",
+        metavar="KEY=VALUE",
+    )
+    both(
+        "--model-base-url",
+        "visioneval_model_base_url",
+        "base URL of an OpenAI-compatible API (default: $OPENAI_BASE_URL)",
+        metavar="URL",
+    )
+    both(
+        "--model-api-key-env",
+        "visioneval_model_api_key_env",
+        "environment variable holding the API key (default OPENAI_API_KEY)",
+        metavar="VAR",
+    )
+    both(
+        "--model-api",
+        "visioneval_model_api",
+        "API for text/HTML tasks: chat (default) or responses",
+        choices=("chat", "responses"),
+    )
+    both(
+        "--model-timeout", "visioneval_model_timeout", "seconds before one API request times out (default 120)", metavar="SECONDS"
+    )
+    both(
+        "--model-max-retries",
+        "visioneval_model_max_retries",
+        "retries of a failed API request, with backoff (default 2)",
+        metavar="N",
+    )
+    both(
+        "--eval-output-dir",
+        "visioneval_output_dir",
+        "where model outputs are kept (default .visioneval under the rootdir)",
+        metavar="DIR",
+    )
+    both(
+        "--eval-run-id", "visioneval_run_id", "name of this run's output folder (default: UTC time + random suffix)", metavar="ID"
+    )
+    both(
+        "--eval-results",
+        "visioneval_results",
+        "write the results JSON (every case, score, reason, artifact) to PATH",
+        metavar="PATH",
+    )
+    both(
+        "--eval-fail-under",
+        "visioneval_fail_under",
+        "fail the run if SUITE's mean of METRIC (or pass rate of a gate) is below VALUE; SUITE may be * (repeatable)",
+        ini_type="linelist",
+        default=[],
+        action="append",
+        metavar="SUITE.METRIC=VALUE",
+    )
+    both(
+        "--judge",
+        "visioneval_judges",
+        "judge for the judge graders: openai:MODEL (repeatable: several judges are averaged)",
+        ini_type="linelist",
+        default=[],
+        action="append",
+        metavar="openai:MODEL",
+    )
+    both(
+        "--judge-repeats",
+        "visioneval_judge_repeats",
+        "ask each judge N times per grader (mean and spread are reported)",
+        metavar="N",
+    )
+    both(
+        "--judge-retries",
+        "visioneval_judge_retries",
+        "ask again after a reply that fails its schema, N times (default 2)",
+        metavar="N",
+    )
+    both(
+        "--judge-base-url", "visioneval_judge_base_url", "base URL of the judges' API (default: $OPENAI_BASE_URL)", metavar="URL"
+    )
+    both(
+        "--judge-api-key-env",
+        "visioneval_judge_api_key_env",
+        "variable holding the judges' API key (default OPENAI_API_KEY)",
+        metavar="VAR",
+    )
+    both(
+        "--judge-timeout",
+        "visioneval_judge_timeout",
+        "seconds before one judge request times out (default 120)",
+        metavar="SECONDS",
+    )
+    both(
+        "--judge-response-format",
+        "visioneval_judge_response_format",
+        "how structured output is requested: json_schema (default), json_object or none",
+        choices=RESPONSE_FORMATS,
+    )
+    both(
+        "--judge-max-image-side",
+        "visioneval_judge_max_image_side",
+        "images are downscaled to this longest side (default 1024)",
+        metavar="PX",
+    )
+    both("--judge-max-images", "visioneval_judge_max_images", "most images one judge request may carry (default 12)", metavar="N")
+    both(
+        "--eval-snapshot",
+        "visioneval_snapshot",
+        "compare each case with its syrupy snapshots: scores, png or all (write them with --snapshot-update)",
+        choices=tuple(SNAPSHOT_CHOICES),
+    )
+    both("--chromium", "visioneval_chromium", "Chromium binary for rendering HTML (default: chromium on PATH)", metavar="PATH")
+    parser.addini("visioneval_files", "glob patterns of case files", type="args", default=list(DEFAULT_CASE_GLOBS))
+
+
+def build_settings(config: pytest.Config) -> Settings:
+    """Read options (CLI first, then ini); raise ``pytest.UsageError`` on bad values."""
+    try:
+        return _build(config)
+    except ConfigError as exc:
+        raise pytest.UsageError(f"pytest-visioneval: {exc}") from None
+
+
+def option_value(config: pytest.Config, name: str) -> Any:
+    """The command-line value of ``name`` if given, else the ini value, else None."""
+    cli = config.getoption(name, default=None)
+    if cli not in (None, []):
+        return cli
+    ini = config.getini(name)
+    return ini if ini not in ("", []) else None
+
+
+def option_path(config: pytest.Config, name: str, base: Path) -> Path | None:
+    """``option_value`` as a path: relative to the current directory (CLI) or to ``base`` (ini)."""
+    raw = option_value(config, name)
+    if raw is None:
+        return None
+    path = Path(os.path.expanduser(str(raw)))
+    # A CLI path is relative to where pytest was started; an ini path to the rootdir.
+    anchor = Path.cwd() if config.getoption(name, default=None) else base
+    return path if path.is_absolute() else (anchor / path)
+
+
+def _number(config: pytest.Config, name: str, default: float, kind: type) -> Any:
+    raw = option_value(config, name)
+    if raw is None:
+        return default
+    try:
+        value = kind(raw)
+    except ValueError:
+        raise ConfigError(f"{name} must be a {kind.__name__}, got {raw!r}") from None
+    if value < 0:
+        raise ConfigError(f"{name} must not be negative, got {raw!r}")
+    return value
+
+
+def parse_param(text: str) -> tuple[str, Any]:
+    key, sep, raw = text.partition("=")
+    if not sep or not key.strip():
+        raise ConfigError(f"--model-param expects KEY=VALUE, got {text!r}")
+    return key.strip(), _param_value(raw)
+
+
+def _param_value(raw: str) -> Any:
+    """Numbers, booleans and explicit [lists]/{maps} are read as YAML; anything else stays a string.
+
+    So ``n=2`` is an int and ``sizes=[1, 2]`` a list, while ``background=#ffffff``
+    (a YAML comment) or ``note=a: b`` (a YAML mapping) keep the text as typed.
+    """
+    text = raw.strip()
+    if not text:
+        return ""
+    try:
+        value = yaml.safe_load(text)
+    except yaml.YAMLError:
+        return raw
+    if value is None:
+        return None if text in ("null", "~", "Null", "NULL") else raw
+    if isinstance(value, (list, dict)):
+        return value if text[0] in "[{" else raw
+    return value
+
+
+def _build(config: pytest.Config) -> Settings:
+    root = config.rootpath
+    base_url = option_value(config, "visioneval_model_base_url")
+    model_settings = ModelSettings(
+        base_url=str(base_url) if base_url else None,
+        api_key_env=str(option_value(config, "visioneval_model_api_key_env") or "OPENAI_API_KEY"),
+        timeout=_number(config, "visioneval_model_timeout", 120.0, float),
+        max_retries=_number(config, "visioneval_model_max_retries", 2, int),
+        openai_api=str(option_value(config, "visioneval_model_api") or "chat"),
+    )
+    if model_settings.openai_api not in ("chat", "responses"):
+        raise ConfigError(f"visioneval_model_api must be chat or responses, got {model_settings.openai_api!r}")
+    model = str(option_value(config, "visioneval_model") or DEFAULT_MODEL)
+    provider = model.partition(":")[0]
+    if provider not in available_providers():
+        raise ConfigError(
+            f"unknown model provider {provider!r} in --model={model!r}; available: {', '.join(available_providers())}"
+        )
+    params = dict(parse_param(p) for p in (option_value(config, "visioneval_model_params") or []))
+    thresholds = tuple(parse_threshold(t) for t in (option_value(config, "visioneval_fail_under") or []))
+    judge_base_url = option_value(config, "visioneval_judge_base_url")
+    judge_settings = JudgeSettings(
+        base_url=str(judge_base_url) if judge_base_url else None,
+        api_key_env=str(option_value(config, "visioneval_judge_api_key_env") or "OPENAI_API_KEY"),
+        timeout=_number(config, "visioneval_judge_timeout", 120.0, float),
+        max_retries=model_settings.max_retries,
+        reply_retries=_number(config, "visioneval_judge_retries", 2, int),
+        response_format=str(option_value(config, "visioneval_judge_response_format") or "json_schema"),
+        max_side=max(64, _number(config, "visioneval_judge_max_image_side", 1024, int)),
+        max_images=max(1, _number(config, "visioneval_judge_max_images", 12, int)),
+    )
+    if judge_settings.response_format not in RESPONSE_FORMATS:
+        raise ConfigError(f"visioneval_judge_response_format must be one of {', '.join(RESPONSE_FORMATS)}")
+    judges = tuple(str(j) for j in (option_value(config, "visioneval_judges") or []))
+    for judge in judges:
+        if not judge.startswith("openai:") or judge == "openai:":
+            raise ConfigError(f"--judge={judge!r}: judges are named openai:MODEL (any OpenAI-compatible endpoint)")
+    chromium = option_value(config, "visioneval_chromium")
+    snapshot = str(option_value(config, "visioneval_snapshot") or "")
+    if snapshot and snapshot not in SNAPSHOT_CHOICES:
+        raise ConfigError(f"visioneval_snapshot must be one of {', '.join(SNAPSHOT_CHOICES)}, got {snapshot!r}")
+    return Settings(
+        chromium=str(chromium) if chromium else None,
+        judges=judges,
+        judge_settings=judge_settings,
+        judge_repeats=max(1, _number(config, "visioneval_judge_repeats", 1, int)),
+        model=model,
+        model_params=params,
+        model_settings=model_settings,
+        output_dir=option_path(config, "visioneval_output_dir", root) or (root / ".visioneval"),
+        run_id=option_value(config, "visioneval_run_id"),
+        results_path=option_path(config, "visioneval_results", root),
+        fail_under=thresholds,
+        case_globs=tuple(config.getini("visioneval_files")),
+        snapshot_kinds=SNAPSHOT_CHOICES.get(snapshot, frozenset()),
+    )

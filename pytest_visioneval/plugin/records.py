@@ -1,0 +1,71 @@
+"""The per-test record that travels from a worker to the controller.
+
+It rides in ``item.user_properties`` under the key ``visioneval`` as a dict of
+builtin types only (xdist serializes user properties; a numpy float would
+crash it). The controller reads it once, from the teardown report.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from ..cases.suite import display_path
+from ..run.entries import group_fields, threshold_entry
+
+PROPERTY = "visioneval"
+
+
+def record_for(item: pytest.Item) -> dict[str, Any]:
+    """The item's record, created on first use.
+
+    For a plain Python test the suite defaults to its module's file name.
+    """
+    for name, value in item.user_properties:
+        if name == PROPERTY and isinstance(value, dict):
+            return value
+    case = getattr(item, "case", None)
+    suite_spec = getattr(item, "suite", None)
+    if case is not None and suite_spec is not None:
+        identity: dict[str, Any] = {
+            "uid": case.uid,
+            "suite": case.suite,
+            "case_id": case.id,
+            "protocol": case.protocol,
+            "task": case.task,
+            "tags": list(case.tags),
+            "source": f"{display_path(case.source, item.config.rootpath)}:{case.line}",
+            "prompt": case.prompt,
+            "criteria": case.criteria,
+            "inputs": {
+                "images": [str(p) for p in case.images],
+                "mask": str(case.mask) if case.mask else None,
+                "reference": str(case.reference) if case.reference else None,
+            },
+            "thresholds": [threshold_entry(t) for t in suite_spec.thresholds],
+            "fields": group_fields(case),
+        }
+    else:
+        suite = Path(str(item.path)).stem
+        identity = {
+            "uid": f"{suite}/{item.name}",
+            "suite": suite,
+            "case_id": item.name,
+            "protocol": "python",
+            "task": None,
+            "tags": [],
+            "source": item.nodeid,
+            "thresholds": [],
+        }
+    record: dict[str, Any] = {
+        **identity,
+        "gates": [],
+        "metrics": [],
+        "artifacts": [],
+        "skipped_graders": [],
+        "error": None,
+    }
+    item.user_properties.append((PROPERTY, record))
+    return record

@@ -1,0 +1,239 @@
+"""The controller's view of a run: collect case records, decide, report.
+
+Registered only on the controller (never on an xdist worker). It reads each
+test's record from its reports - the teardown report carries the final one -
+and the setup/call/teardown outcomes give the case's status.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from ..calls.usage import total_usage
+from ..protocols.scoring import protocol_scores
+from ..report import results_json, terminal
+from ..results.aggregate import aggregate
+from ..results.baseline import Delta, compare, describe, regressions
+from ..results.thresholds import evaluate_thresholds, file_thresholds
+from ..results.verdict import Verdict, decide
+from .ci_options import CiSettings
+from .items import is_case_file
+from .options import Settings
+from .records import PROPERTY
+
+_MESSAGE_LIMIT = 4000
+
+
+class EvalSession:
+    def __init__(self, config: pytest.Config, settings: Settings, run_id: str, ci: CiSettings | None = None):
+        self.config = config
+        self.settings = settings
+        self.ci = ci or CiSettings()
+        self.deltas: list[Delta] = []
+        self.run_id = run_id
+        self.started = time.time()
+        self.records: dict[str, dict[str, Any]] = {}
+        self._state: dict[str, dict[str, Any]] = {}
+        self.aggregates: dict[str, Any] | None = None
+        self.benchmarks: dict[str, Any] = {}
+        self.usage: dict[str, Any] = {}
+        self.verdict: Verdict | None = None
+        self.collection_errors = 0
+
+    def pytest_collectreport(self, report: pytest.CollectReport) -> None:
+        if report.failed:
+            self.collection_errors += 1
+
+    # -- reports ---------------------------------------------------------
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        payload = _take_payload(report)
+        state = self._state.setdefault(report.nodeid, {"status": "passed", "duration": 0.0, "text": None})
+        state["duration"] += float(getattr(report, "duration", 0.0) or 0.0)
+        if payload is not None:
+            state["payload"] = payload
+        _advance(state, report)
+        if report.when in ("teardown", "???"):
+            record = self._finish(report.nodeid, state)
+            if record is not None:
+                self.records[report.nodeid] = record
+
+    def _finish(self, nodeid: str, state: dict[str, Any]) -> dict[str, Any] | None:
+        payload = state.get("payload")
+        if payload is None:
+            payload = _identity_from_nodeid(nodeid, self.settings.case_globs)
+            if payload is None:
+                return None  # a Python test that recorded nothing
+        record = dict(payload)
+        record["nodeid"] = nodeid
+        record["status"] = state["status"]
+        record["duration"] = round(state["duration"], 6)
+        record.setdefault("model", self.settings.model if record.get("task") else None)
+        if record["status"] == "error" and not record.get("error"):
+            record["error"] = state["text"] or "error"
+        if record["status"] in ("failed", "xfailed") and state["text"]:
+            record["message"] = state["text"]
+        return record
+
+    # -- verdict ---------------------------------------------------------
+    def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
+        records = sorted(self.records.values(), key=lambda r: (r["uid"], r["nodeid"]))
+        self.aggregates = aggregate(records)
+        self.benchmarks = protocol_scores(records)
+        self.usage = total_usage(records)
+        thresholds_from_files = file_thresholds(records)
+        results = evaluate_thresholds(thresholds_from_files, self.settings.fail_under, self.aggregates)
+        if self.ci.baseline is not None:
+            current = {"aggregates": self.aggregates, "cases": records}
+            self.deltas = compare(
+                load_results(self.ci.baseline),
+                current,
+                self.ci.baseline_tolerance,
+                self.ci.metric_tolerances,
+                only_suites_in_after=True,
+            )
+        regressed = [describe(d) for d in regressions(self.deltas)]
+        self.verdict = decide(int(session.exitstatus), results, self.aggregates["overall"], self.collection_errors, regressed)
+        session.exitstatus = self.verdict.exit_status
+        if self.settings.results_path is not None or self.ci.report is not None:
+            document = results_json.build(self.run_info(), records, self.aggregates, self.verdict, self.benchmarks, self.usage)
+            if self.settings.results_path is not None:
+                results_json.write(self.settings.results_path, document)
+            if self.ci.report is not None:
+                from ..report.html_report import write_html_report
+
+                write_html_report(document, self.ci.report)
+
+    def run_info(self) -> results_json.RunInfo:
+        return results_json.RunInfo(
+            run_id=self.run_id,
+            model=self.settings.model,
+            model_params=self.settings.model_params,
+            started=self.started,
+            output_dir=Path(self.settings.output_dir) / self.run_id,
+            argv=tuple(self.config.invocation_params.args),
+            pytest_version=pytest.__version__,
+        )
+
+    def pytest_terminal_summary(self, terminalreporter: Any) -> None:
+        if self.aggregates is None or self.verdict is None:
+            return
+        if not self.records and not self.verdict.thresholds:
+            return
+        terminalreporter.section("visioneval scores")
+        for line in terminal.render(self.aggregates, self.verdict, with_verdict=False):
+            terminalreporter.write_line(line)
+        if self.usage.get("kinds"):
+            terminalreporter.write_line("")
+            for line in terminal.usage_lines(self.usage):
+                terminalreporter.write_line(line)
+        if self.benchmarks:
+            terminalreporter.write_line("")
+            for line in terminal.benchmark_lines(self.benchmarks):
+                terminalreporter.write_line(line)
+        if self.ci.baseline is not None:
+            terminalreporter.write_line("")
+            terminalreporter.write_line(f"against the baseline {self.ci.baseline} (changes only)")
+            for line in terminal.delta_lines(self.deltas, only_changes=True):
+                terminalreporter.write_line(line)
+        for label, path in (("results JSON", self.settings.results_path), ("HTML report", self.ci.report)):
+            if path is not None:
+                terminalreporter.write_line(f"{label}: {path}")
+
+    # (pytest only registers methods named pytest_*; specname maps this one to the hook.)
+    @pytest.hookimpl(wrapper=True, tryfirst=True, specname="pytest_sessionfinish")
+    def pytest_sessionfinish_last_line(self, session: pytest.Session, exitstatus: int) -> Any:
+        """After pytest's own "N passed" line, say what the exit status is and why.
+
+        The outermost wrapper's code after ``yield`` runs after the terminal
+        reporter has printed its summary, so this line is the last one.
+        """
+        result = yield
+        reporter = self.config.pluginmanager.get_plugin("terminalreporter")
+        if reporter is not None and self.verdict is not None and (self.records or self.verdict.thresholds):
+            reporter.write_line(terminal.verdict_line(self.verdict))
+        return result
+
+
+def _take_payload(report: pytest.TestReport) -> dict[str, Any] | None:
+    """Remove our record from the report, leaving flat properties for JUnit XML."""
+    payload = None
+    kept: list[tuple[str, Any]] = []
+    for name, value in report.user_properties:
+        if name == PROPERTY and isinstance(value, dict):
+            payload = value
+        else:
+            kept.append((name, value))
+    if payload is not None:
+        kept += [(f"visioneval.gate.{g['name']}", "passed" if g["passed"] else "failed") for g in payload.get("gates", ())]
+        kept += [(f"visioneval.metric.{m['name']}", m["value"]) for m in payload.get("metrics", ())]
+        report.user_properties = kept
+    return payload
+
+
+def _advance(state: dict[str, Any], report: pytest.TestReport) -> None:
+    xfail = hasattr(report, "wasxfail")
+    text = _text(report)
+    if report.when == "???":  # xdist: the worker crashed while running this item
+        state["status"], state["text"] = "error", text or "worker crashed"
+    elif report.when == "setup":
+        if report.failed:
+            state["status"], state["text"] = "error", text
+        elif report.skipped:
+            state["status"], state["text"] = ("xfailed" if xfail else "skipped"), text
+    elif report.when == "call":
+        if report.failed:
+            state["status"], state["text"] = "failed", text
+        elif report.skipped:
+            state["status"], state["text"] = ("xfailed" if xfail else "skipped"), text
+        else:
+            state["status"] = "xpassed" if xfail else "passed"
+    elif report.when == "teardown" and report.failed:
+        state["status"], state["text"] = "error", text
+
+
+def _text(report: pytest.TestReport) -> str | None:
+    if report.passed:
+        return None
+    if report.skipped and isinstance(report.longrepr, tuple):
+        return str(report.longrepr[2])
+    text = report.longreprtext
+    return text[:_MESSAGE_LIMIT] if text else None
+
+
+def _identity_from_nodeid(nodeid: str, globs: tuple[str, ...]) -> dict[str, Any] | None:
+    """For a case item that left no record (its worker died): rebuild who it was."""
+    path, sep, name = nodeid.partition("::")
+    if not sep or "/" not in name or not is_case_file(Path(path), globs):
+        return None
+    suite, _, case_id = name.partition("/")
+    return {
+        "uid": name,
+        "suite": suite,
+        "case_id": case_id,
+        "protocol": "unknown",
+        "task": "unknown",
+        "tags": [],
+        "source": path,
+        "thresholds": [],
+        "gates": [],
+        "metrics": [],
+        "artifacts": [],
+        "error": None,
+    }
+
+
+def load_results(path: Path) -> dict[str, Any]:
+    """A results JSON written by an earlier run (for ``--eval-baseline``)."""
+    try:
+        document = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise pytest.UsageError(f"--eval-baseline: cannot read {path}: {exc}") from None
+    if document.get("schema") != "pytest-visioneval/results":
+        raise pytest.UsageError(f"--eval-baseline: {path} is not a pytest-visioneval results file")
+    return document

@@ -1,0 +1,1 @@
+"""Records -> aggregates -> thresholds and baselines -> the run's verdict (plain data, no pytest)."""

@@ -1,0 +1,126 @@
+"""Compare two runs' results: per suite, every metric mean and gate pass rate.
+
+A change is a *regression* when it goes the wrong way (a metric's
+``higher_is_better`` says which way is right; gate pass rates and case pass
+rates are better higher) by more than the tolerance. Names present on one
+side only are listed as ``new`` or ``gone``, never silently ignored.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from ..errors import ConfigError
+
+DEFAULT_BASELINE_TOLERANCE = 0.01
+
+
+@dataclass(frozen=True)
+class Delta:
+    suite: str
+    name: str  # a metric, a gate, or "pass_rate" (the suite's case pass rate)
+    before: float | None
+    after: float | None
+    higher_is_better: bool
+    tolerance: float
+
+    @property
+    def change(self) -> float | None:
+        return None if self.before is None or self.after is None else self.after - self.before
+
+    @property
+    def verdict(self) -> str:
+        if self.before is None:
+            return "new"
+        if self.after is None:
+            return "gone"
+        change = self.after - self.before
+        worse = -change if self.higher_is_better else change
+        if worse > self.tolerance:
+            return "REGRESSED"
+        if worse < -self.tolerance:
+            return "improved"
+        return "same"
+
+    @property
+    def regressed(self) -> bool:
+        return self.verdict == "REGRESSED"
+
+
+def _directions(document: Mapping[str, Any]) -> dict[str, bool]:
+    directions: dict[str, bool] = {}
+    for case in document.get("cases", ()):
+        for metric in case.get("metrics", ()):
+            directions.setdefault(metric["name"], bool(metric.get("higher_is_better", True)))
+    return directions
+
+
+def _values(summary: Mapping[str, Any]) -> dict[str, float]:
+    values = {name: float(m["mean"]) for name, m in summary.get("metrics", {}).items()}
+    values.update({name: float(g["pass_rate"]) for name, g in summary.get("gates", {}).items()})
+    if summary.get("pass_rate") is not None:
+        values["pass_rate"] = float(summary["pass_rate"])
+    return values
+
+
+def compare(
+    before: Mapping[str, Any],
+    after: Mapping[str, Any],
+    tolerance: float,
+    per_name: Mapping[str, float] | None = None,
+    *,
+    only_suites_in_after: bool = False,
+) -> list[Delta]:
+    """Every (suite, name) of either run, compared; suites missing on one side included.
+
+    With ``only_suites_in_after``, suites the new run did not run (deselected
+    with ``-k``, another shard) are left out instead of listed as gone.
+    """
+    per_name = per_name or {}
+    directions = {**_directions(before), **_directions(after)}
+    old_suites, new_suites = before["aggregates"]["suites"], after["aggregates"]["suites"]
+    deltas = []
+    suites = set(new_suites) if only_suites_in_after else set(old_suites) | set(new_suites)
+    for suite in sorted(suites):
+        old = _values(old_suites.get(suite, {}))
+        new = _values(new_suites.get(suite, {}))
+        for name in sorted(set(old) | set(new)):
+            deltas.append(
+                Delta(suite, name, old.get(name), new.get(name), directions.get(name, True), per_name.get(name, tolerance))
+            )
+    return deltas
+
+
+def format_value(value: float | None) -> str:
+    return "-" if value is None else f"{value:.4g}"
+
+
+def regressions(deltas: list[Delta]) -> list[Delta]:
+    return [d for d in deltas if d.regressed]
+
+
+def describe(delta: Delta) -> str:
+    direction = "higher" if delta.higher_is_better else "lower"
+    return (
+        f"{delta.suite}.{delta.name}: {format_value(delta.before)} -> {format_value(delta.after)} "
+        f"({delta.change:+.4g}; {direction} is better, tolerance {delta.tolerance:g})"
+    )
+
+
+def parse_tolerances(items: list[str]) -> tuple[float, dict[str, float]]:
+    default, per_name = DEFAULT_BASELINE_TOLERANCE, {}
+    for item in items:
+        name, sep, raw = item.rpartition("=")
+        try:
+            value = float(raw)
+        except ValueError:
+            raise ConfigError(f"--eval-baseline-tolerance expects a number or NAME=NUMBER, got {item!r}") from None
+        if value < 0 or value != value:
+            raise ConfigError(f"--eval-baseline-tolerance must be a non-negative number, got {item!r}")
+        if sep:
+            per_name[name] = value
+        else:
+            default = value
+    return default, per_name

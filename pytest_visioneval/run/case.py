@@ -1,0 +1,83 @@
+"""Run one case: model -> stored artifacts -> graders -> an evaluation.
+
+Plain functions over plain data; the pytest side (fixtures, items) only calls
+:func:`generate` and :func:`grade` and turns its result into assertions and records.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from ..artifacts import Artifact, ArtifactStore
+from ..cases.spec import CaseSpec
+from ..errors import GraderError
+from ..graders import Gate, GradeContext, Metric, create_grader
+from ..graders.outcome import CaseEvaluation, GateOutcome
+from ..models.base import Model
+
+
+def effective_params(case: CaseSpec, overrides: Mapping[str, Any]) -> dict[str, Any]:
+    """The case's params with the command line's ``--model-param`` on top."""
+    return {**case.params, **overrides}
+
+
+def generate(
+    case: CaseSpec, model: Model, store: ArtifactStore, overrides: Mapping[str, Any], *, folder: str | None = None
+) -> tuple[Artifact, ...]:
+    """Run the model and store its output under ``folder`` (default: the case id)."""
+    output = model.generate(case, effective_params(case, overrides))
+    return store.save(model.name, case.suite, folder or case.id, output)
+
+
+def grade(
+    case: CaseSpec,
+    artifacts: tuple[Artifact, ...],
+    context: GradeContext | None = None,
+    extra_metrics: tuple[Metric, ...] = (),
+) -> CaseEvaluation:
+    """Run every grader of the case; ``extra_metrics`` (e.g. render.*) are recorded with theirs."""
+    context = context or GradeContext()
+    gates: list[GateOutcome] = []
+    metrics: list[Metric] = list(extra_metrics)
+    skipped: list[tuple[str, str]] = []
+    for spec in case.graders:
+        grader = create_grader(spec.use, spec.options)
+        try:
+            result = grader.grade(case, artifacts, context)
+        except (ValueError, OSError) as exc:
+            raise GraderError(f"grader {spec.name!r} ({spec.use}) failed: {exc}") from exc
+        if result.skipped is not None:
+            skipped.append((spec.name, result.skipped))
+            continue
+        gates += [GateOutcome(Gate(f"{spec.name}.{g.name}", g.passed, g.reason), spec.gate) for g in result.gates]
+        metrics += [Metric(f"{spec.name}.{m.name}", m.value, m.reason, m.higher_is_better) for m in result.metrics]
+    return CaseEvaluation(case, artifacts, tuple(gates), tuple(metrics), tuple(skipped))
+
+
+def protocol_metrics(case: CaseSpec, evaluation: CaseEvaluation) -> tuple[Metric, ...]:
+    """The benchmark's per-case scores as metrics named ``<protocol>.<score>`` (none for a plain label)."""
+    from ..protocols import get_protocol
+
+    protocol = get_protocol(case.protocol)
+    if protocol is None:
+        return ()
+    scores = protocol.case_scores(case, evaluation)
+    if scores is None:
+        return ()
+    specs = {s.name: s for s in protocol.scores}
+    return tuple(
+        Metric(f"{protocol.name}.{name}", float(value), specs[name].description, specs[name].higher_is_better)
+        for name, value in scores.items()
+    )
+
+
+def gate_failure_message(evaluation: CaseEvaluation) -> str:
+    """What a user reads when a case fails: each failed gate and why."""
+    failed = evaluation.failed_gates
+    lines = [f"{evaluation.case.uid}: {len(failed)} gate(s) failed"]
+    lines += [f"  - {g.name}: {g.reason}" for g in failed]
+    saved = [str(a.path) for a in evaluation.artifacts if a.path is not None]
+    if saved:
+        lines.append(f"  output: {saved[0]}" + (f" (+{len(saved) - 1} more)" if len(saved) > 1 else ""))
+    return "\n".join(lines)

@@ -1,0 +1,104 @@
+"""One case's whole evaluation as a job: repeats of generate -> prepare -> grade.
+
+The job returns a plain JSON outcome (what the case's record needs, plus the
+evaluation itself), so the same outcome can be made in a background thread or
+by another xdist worker and handed over through a file (see :mod:`pipeline`).
+Errors the project raises (:class:`VisionEvalError`) become the outcome's
+``error``; anything else is a bug and is reported as an error naming it.
+"""
+
+from __future__ import annotations
+
+import traceback
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..artifacts import Artifact, ArtifactStore
+from ..calls.layer import case_repeat
+from ..calls.usage import usage_scope
+from ..cases.spec import CaseSpec
+from ..errors import VisionEvalError
+from ..graders import Gate, GradeContext, Metric
+from ..graders.outcome import CaseEvaluation, GateOutcome
+from ..models import Model
+from ..pages.prepare import prepare
+from ..pages.render import PageRenderer
+from .case import generate, grade, protocol_metrics
+from .entries import artifact_entry, gate_entry, metric_entry
+from .repeats import combine
+
+
+@dataclass(frozen=True)
+class Environment:
+    """What every job of a worker shares (built once, from the session fixtures)."""
+
+    model: Model
+    store: ArtifactStore
+    context: GradeContext
+    renderer: Callable[[], PageRenderer]  # started on first use; safe to call from any thread
+    model_params: Mapping[str, Any]
+    repeats: int = 1
+
+
+def evaluate_case(case: CaseSpec, env: Environment) -> dict[str, Any]:
+    """Evaluate ``case``; never raises for a case's own problems (they land in ``error``)."""
+    outcome: dict[str, Any] = {"uid": case.uid, "model": env.model.name, "artifacts": [], "error": None}
+    with usage_scope() as usage:
+        try:
+            outcome.update(_evaluate(case, env, outcome))
+        except VisionEvalError as exc:
+            outcome["error"] = f"{type(exc).__name__}: {exc}" + (
+                f" (repeat {outcome['_repeat']} of {env.repeats})" if env.repeats > 1 else ""
+            )
+        except Exception as exc:  # a bug, not the case's fault: still an error of this case, with where it happened
+            where = traceback.format_exception(exc)[-3:]
+            outcome["error"] = f"internal error {type(exc).__name__}: {exc}\n{''.join(where)}"
+    outcome.pop("_repeat", None)
+    outcome["usage"] = usage.as_dict()
+    return outcome
+
+
+def _evaluate(case: CaseSpec, env: Environment, outcome: dict[str, Any]) -> dict[str, Any]:
+    evaluations: list[CaseEvaluation] = []
+    for index in range(env.repeats):
+        outcome["_repeat"] = index + 1
+        with case_repeat(index):
+            evaluations.append(_one_repeat(case, env, index, outcome))
+    repeated = combine(evaluations, case.repeat_policy)
+    evaluation = repeated.evaluation
+    result: dict[str, Any] = {}
+    if env.repeats > 1:
+        result["repeats"] = repeated.repeats
+        result["flaky_gates"] = list(repeated.flaky_gates)
+    result["evaluation"] = {
+        "artifacts": [artifact_entry(a) for a in evaluation.artifacts],
+        "gates": [gate_entry(g.gate.name, g.gate.passed, g.gate.reason, g.gating) for g in evaluation.gates],
+        "metrics": [metric_entry(m.name, m.value, m.reason, m.higher_is_better) for m in evaluation.metrics],
+        "skipped": [{"name": name, "reason": reason} for name, reason in evaluation.skipped],
+    }
+    result["protocol_metrics"] = [
+        metric_entry(m.name, m.value, m.reason, m.higher_is_better) for m in protocol_metrics(case, evaluation)
+    ]
+    return result
+
+
+def _one_repeat(case: CaseSpec, env: Environment, index: int, outcome: dict[str, Any]) -> CaseEvaluation:
+    # Each repeat keeps its outputs in its own folder: <case>/r1, <case>/r2, ...
+    folder = case.id if env.repeats == 1 else f"{case.id}/r{index + 1}"
+    artifacts = generate(case, env.model, env.store, env.model_params, folder=folder)
+    outcome["artifacts"] += [artifact_entry(a) for a in artifacts]  # kept even if preparing the page fails
+    prepared = prepare(case, artifacts, env.store, env.model.name, env.renderer, folder=folder)
+    outcome["artifacts"] += [artifact_entry(a) for a in prepared.artifacts[len(artifacts) :]]
+    return grade(case, prepared.artifacts, env.context, prepared.metrics)
+
+
+def evaluation_from(case: CaseSpec, outcome: Mapping[str, Any]) -> CaseEvaluation:
+    """Rebuild the :class:`CaseEvaluation` of a successful outcome (artifacts are read back from disk)."""
+    data = outcome["evaluation"]
+    artifacts = tuple(Artifact(a["name"], Path(a["path"]).read_bytes(), a["mime"], Path(a["path"])) for a in data["artifacts"])
+    gates = tuple(GateOutcome(Gate(g["name"], g["passed"], g["reason"]), g["gating"]) for g in data["gates"])
+    metrics = tuple(Metric(m["name"], m["value"], m["reason"], m["higher_is_better"]) for m in data["metrics"])
+    skipped = tuple((s["name"], s["reason"]) for s in data["skipped"])
+    return CaseEvaluation(case, artifacts, gates, metrics, skipped)

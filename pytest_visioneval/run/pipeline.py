@@ -1,0 +1,189 @@
+"""Evaluate cases ahead of pytest's order, so API calls for many cases overlap.
+
+Without ``--eval-concurrency`` each case is evaluated when pytest reaches it.
+With it, every worker keeps up to N evaluations running in background
+threads, walking the session's case items in collection order, while pytest
+consumes the outcomes in its own order. The calls themselves stay within the
+run-wide limit (:mod:`concurrency`), so more threads never means more than N
+requests in flight.
+
+Under xdist every worker knows every item but runs only those the controller
+sends it, so workers share the work through a folder of the run: a worker
+*claims* a case (an exclusive create of ``<hash>.claim``) before evaluating
+it and publishes the outcome as ``<hash>.json``; a worker asked to run a case
+another worker claimed waits for that file. A claim whose process died is
+taken over. Outcomes are plain JSON (see :mod:`evaluation`).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import threading
+import time
+from collections.abc import Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+from ..artifacts import write_atomic
+from ..cases.spec import CaseSpec
+from .evaluation import Environment, evaluate_case
+
+_POLL = 0.01
+
+
+class CasePipeline:
+    def __init__(
+        self,
+        env: Environment,
+        cases: Sequence[tuple[str, CaseSpec]],
+        concurrency: int | None,
+        exchange: Path | None = None,
+    ):
+        """``cases``: (nodeid, case) of the session's items, in collection order, that may be run ahead."""
+        self.env = env
+        self.concurrency = concurrency
+        self.exchange = exchange
+        self._cases = dict(cases)
+        self._order = [nodeid for nodeid, _ in cases]
+        self._next = 0
+        self._lock = threading.Lock()
+        self._futures: dict[str, Future[dict[str, Any]]] = {}
+        self._started: set[str] = set()  # without an exchange: the cases this worker has started (its claims)
+        self._pool: ThreadPoolExecutor | None = None
+        self._closed = False
+        if concurrency is not None:
+            self._pool = ThreadPoolExecutor(max_workers=concurrency, thread_name_prefix="visioneval-case")
+            if exchange is not None:
+                exchange.mkdir(parents=True, exist_ok=True)
+            self._fill()
+
+    # -- consuming ------------------------------------------------------------
+    def outcome_for(self, nodeid: str, case: CaseSpec) -> dict[str, Any]:
+        """The case's outcome: made ahead by this worker or another, or made now."""
+        if self._pool is None:
+            return evaluate_case(case, self.env)
+        with self._lock:
+            future = self._futures.get(nodeid)
+            if future is None and self.exchange is None:  # every case is ours: start it now (_fill below refills)
+                self._started.add(nodeid)
+                future = self._start(nodeid, case)
+        if future is None:
+            future = self._claimed_elsewhere(nodeid, case)
+        outcome = future.result()
+        with self._lock:
+            self._futures.pop(nodeid, None)
+        self._fill()
+        return outcome
+
+    def _claimed_elsewhere(self, nodeid: str, case: CaseSpec) -> Future[dict[str, Any]]:
+        """Wait for another worker's outcome, or take the case over (unclaimed, or its claimer died)."""
+        while True:
+            if self._claim(nodeid):
+                return self._submit(nodeid, case)
+            assert self.exchange is not None  # without xdist every claim is ours
+            published = self._read_outcome(nodeid)
+            if published is not None:
+                done: Future[dict[str, Any]] = Future()
+                done.set_result(published)
+                return done
+            if not self._claimer_alive(nodeid):
+                with contextlib.suppress(FileNotFoundError):
+                    self._path(nodeid, ".claim").unlink()
+                continue
+            time.sleep(_POLL)
+
+    # -- producing ------------------------------------------------------------
+    def _fill(self) -> None:
+        """Keep ``concurrency`` evaluations of upcoming cases running (plus one queued per thread)."""
+        assert self.concurrency is not None
+        while True:
+            with self._lock:
+                if self._closed or self._next >= len(self._order):
+                    return
+                running = sum(1 for f in self._futures.values() if not f.done())
+                if running >= 2 * self.concurrency:
+                    return
+                nodeid = self._order[self._next]
+                self._next += 1
+                if nodeid in self._futures or not self._claim(nodeid):
+                    continue
+                # Picked and registered under one lock: outcome_for never starts the same case meanwhile.
+                future = self._start(nodeid, self._cases[nodeid])
+            future.add_done_callback(lambda _: self._fill())
+
+    def _submit(self, nodeid: str, case: CaseSpec) -> Future[dict[str, Any]]:
+        with self._lock:
+            future = self._start(nodeid, case)
+        future.add_done_callback(lambda _: self._fill())
+        return future
+
+    def _start(self, nodeid: str, case: CaseSpec) -> Future[dict[str, Any]]:
+        """Submit the case's job (hold ``self._lock``)."""
+        assert self._pool is not None
+        future = self._pool.submit(self._job, nodeid, case)
+        self._futures[nodeid] = future
+        return future
+
+    def _job(self, nodeid: str, case: CaseSpec) -> dict[str, Any]:
+        outcome = evaluate_case(case, self.env)
+        if self.exchange is not None:
+            write_atomic(self._path(nodeid, ".json"), json.dumps(outcome).encode("utf-8"))
+        return outcome
+
+    # -- claims (xdist) -----------------------------------------------------------
+    def _path(self, nodeid: str, suffix: str) -> Path:
+        assert self.exchange is not None
+        return self.exchange / (hashlib.sha256(nodeid.encode("utf-8")).hexdigest()[:32] + suffix)
+
+    def _claim(self, nodeid: str) -> bool:
+        if self.exchange is None:  # called under self._lock
+            if nodeid in self._started:
+                return False
+            self._started.add(nodeid)
+            return True
+        try:
+            fd = os.open(self._path(nodeid, ".claim"), os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+        except FileExistsError:
+            return False
+        with os.fdopen(fd, "w") as fh:
+            fh.write(str(os.getpid()))
+        return True
+
+    def _claimer_alive(self, nodeid: str) -> bool:
+        try:
+            pid = int(self._path(nodeid, ".claim").read_text() or "0")
+        except (OSError, ValueError):
+            return True  # being written right now
+        if pid <= 0:
+            return True
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return False
+        except PermissionError:
+            return True
+        return True
+
+    def _read_outcome(self, nodeid: str) -> dict[str, Any] | None:
+        try:
+            return json.loads(self._path(nodeid, ".json").read_text(encoding="utf-8"))  # type: ignore[no-any-return]
+        except (OSError, ValueError):
+            return None
+
+    # -- the end ----------------------------------------------------------------
+    def close(self) -> None:
+        """Stop claiming; let running evaluations finish (other workers may wait for them; their calls are paid)."""
+        with self._lock:
+            self._closed = True
+        if self._pool is None:
+            return
+        self._pool.shutdown(wait=True, cancel_futures=True)
+        if self.exchange is not None:
+            for nodeid, future in list(self._futures.items()):
+                if future.cancelled():  # never started: let another worker take it at once
+                    with contextlib.suppress(FileNotFoundError):
+                        self._path(nodeid, ".claim").unlink()

@@ -1,0 +1,70 @@
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from pytest_visioneval.report.terminal import delta_lines
+from pytest_visioneval.results.baseline import compare, describe, regressions
+
+
+def doc(suites: dict[str, dict[str, Any]], lower_is_better: tuple[str, ...] = ()) -> dict[str, Any]:
+    cases = [{"metrics": [{"name": n, "value": 0, "higher_is_better": n not in lower_is_better} for n in lower_is_better]}]
+    return {"aggregates": {"suites": suites}, "cases": cases}
+
+
+def summary(
+    metrics: dict[str, float] | None = None, gates: dict[str, float] | None = None, pass_rate: float | None = 1.0
+) -> dict:
+    return {
+        "metrics": {n: {"mean": v} for n, v in (metrics or {}).items()},
+        "gates": {n: {"pass_rate": v} for n, v in (gates or {}).items()},
+        "pass_rate": pass_rate,
+    }
+
+
+def by_name(deltas: list) -> dict[str, Any]:
+    return {f"{d.suite}.{d.name}": d for d in deltas}
+
+
+def test_direction_and_tolerance_decide_a_regression() -> None:
+    before = doc({"s": summary({"score": 0.90, "changed": 0.01}, {"g": 1.0})}, lower_is_better=("changed",))
+    after = doc({"s": summary({"score": 0.85, "changed": 0.05}, {"g": 0.995})}, lower_is_better=("changed",))
+    deltas = by_name(compare(before, after, tolerance=0.01))
+    assert deltas["s.score"].verdict == "REGRESSED"  # dropped by 0.05 > 0.01
+    assert deltas["s.changed"].verdict == "REGRESSED"  # lower is better, rose by 0.04
+    assert deltas["s.g"].verdict == "same"  # within tolerance
+    assert deltas["s.pass_rate"].verdict == "same"
+    assert describe(deltas["s.score"]) == "s.score: 0.9 -> 0.85 (-0.05; higher is better, tolerance 0.01)"
+
+
+def test_improvements_new_and_gone() -> None:
+    before = doc({"s": summary({"a": 0.5, "old": 1.0}), "dropped": summary({"x": 1.0})})
+    after = doc({"s": summary({"a": 0.7, "new": 0.3}), "added": summary({"y": 1.0})})
+    deltas = by_name(compare(before, after, tolerance=0.01))
+    assert deltas["s.a"].verdict == "improved"
+    assert deltas["s.old"].verdict == "gone" and deltas["s.new"].verdict == "new"
+    assert deltas["dropped.x"].verdict == "gone" and deltas["added.y"].verdict == "new"
+    assert regressions(list(deltas.values())) == []
+    only = by_name(compare(before, after, tolerance=0.01, only_suites_in_after=True))
+    assert "dropped.x" not in only and "added.y" in only
+
+
+def test_per_name_tolerance() -> None:
+    before, after = doc({"s": summary({"score": 0.9})}), doc({"s": summary({"score": 0.8})})
+    assert regressions(compare(before, after, 0.01))
+    assert not regressions(compare(before, after, 0.01, {"score": 0.2}))
+
+
+def test_delta_lines_list_changes_only_when_asked() -> None:
+    deltas = compare(doc({"s": summary({"a": 1.0, "b": 1.0})}), doc({"s": summary({"a": 1.0, "b": 0.5})}), 0.01)
+    lines = delta_lines(deltas, only_changes=True)
+    assert any("REGRESSED" in line and " b " in line for line in lines)
+    assert not any(" a " in line for line in lines)
+    assert delta_lines(compare(doc({}), doc({}), 0.01)) == ["  no differences"]
+
+
+@pytest.mark.parametrize("value", [None])
+def test_missing_pass_rate_is_not_compared(value: Any) -> None:
+    deltas = by_name(compare(doc({"s": summary(pass_rate=value)}), doc({"s": summary(pass_rate=value)}), 0.01))
+    assert "s.pass_rate" not in deltas

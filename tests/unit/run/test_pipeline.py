@@ -1,0 +1,249 @@
+"""run/pipeline.py: cases evaluated ahead in threads, and shared between workers through an exchange folder."""
+
+from __future__ import annotations
+
+import collections
+import hashlib
+import json
+import os
+import subprocess
+import threading
+import time
+from collections.abc import Callable, Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pytest_visioneval.artifacts import Artifact, ArtifactStore, ModelOutput
+from pytest_visioneval.cases.spec import CaseSpec
+from pytest_visioneval.errors import ModelError
+from pytest_visioneval.graders import GradeContext
+from pytest_visioneval.pages.render import PageRenderer
+from pytest_visioneval.run.evaluation import Environment, evaluation_from
+from pytest_visioneval.run.pipeline import CasePipeline
+
+DELAY = 0.2
+
+
+class SleepyModel:
+    """A model that takes ``delay`` seconds per case and counts its calls (shared between instances if given a counter)."""
+
+    name = "fake:sleepy"
+
+    def __init__(
+        self,
+        png: bytes,
+        delay: float = DELAY,
+        *,
+        fail: Iterable[str] = (),
+        crash: Iterable[str] = (),
+        counter: collections.Counter[str] | None = None,
+    ):
+        self.png = png
+        self.delay = delay
+        self.fail = set(fail)
+        self.crash = set(crash)
+        self.calls = counter if counter is not None else collections.Counter()
+        self.mine: collections.Counter[str] = collections.Counter()
+        self._lock = threading.Lock()
+
+    def generate(self, case: CaseSpec, params: Mapping[str, Any]) -> ModelOutput:
+        with self._lock:
+            self.calls[case.id] += 1
+            self.mine[case.id] += 1
+        time.sleep(self.delay)
+        if case.id in self.fail:
+            raise ModelError(f"no image for {case.id}")
+        if case.id in self.crash:
+            raise RuntimeError(f"adapter bug on {case.id}")
+        return ModelOutput((Artifact("image-0.png", self.png),), params=dict(params), usage={"images": 1})
+
+
+def no_renderer() -> PageRenderer:
+    raise AssertionError("image cases never render")
+
+
+@pytest.fixture
+def png(encode_image: Callable[..., bytes]) -> bytes:
+    return encode_image((16, 16))
+
+
+@pytest.fixture
+def cases(make_case: Callable[..., CaseSpec]) -> list[tuple[str, CaseSpec]]:
+    return [(f"unit.eval.yaml::case-{i}", make_case(id=f"case-{i}")) for i in range(8)]
+
+
+def environment(model: SleepyModel, tmp_path: Path) -> Environment:
+    return Environment(
+        model=model,
+        store=ArtifactStore(tmp_path, "run"),
+        context=GradeContext(),
+        renderer=no_renderer,
+        model_params={"size": "16x16"},
+    )
+
+
+def claim_path(exchange: Path, nodeid: str, suffix: str = ".claim") -> Path:
+    return exchange / (hashlib.sha256(nodeid.encode("utf-8")).hexdigest()[:32] + suffix)
+
+
+def dead_pid() -> int:
+    proc = subprocess.Popen(["true"])
+    proc.wait()
+    return proc.pid
+
+
+def canonical(outcome: dict[str, Any]) -> str:
+    return json.dumps(outcome, sort_keys=True)
+
+
+def check_outcome(outcome: dict[str, Any], case: CaseSpec, tmp_path: Path, png: bytes) -> None:
+    assert outcome["uid"] == case.uid
+    assert outcome["model"] == "fake:sleepy"
+    assert outcome["error"] is None
+    path = tmp_path / "run" / "fake_sleepy" / "unit" / case.id / "image-0.png"
+    assert [(a["name"], a["path"]) for a in outcome["artifacts"]] == [("image-0.png", str(path))]
+    assert outcome["usage"] == {}  # the model made no calls through the call layer
+    evaluation = evaluation_from(case, outcome)
+    assert [a.data for a in evaluation.artifacts] == [png]
+    assert evaluation.gates == () and evaluation.metrics == ()
+
+
+# -- one worker ------------------------------------------------------------------------------
+def test_without_concurrency_a_case_is_evaluated_when_asked(
+    tmp_path: Path, png: bytes, cases: list[tuple[str, CaseSpec]]
+) -> None:
+    model = SleepyModel(png, delay=0.0)
+    pipeline = CasePipeline(environment(model, tmp_path), cases, None)
+    assert sum(model.calls.values()) == 0  # nothing ahead
+    nodeid, case = cases[3]
+    check_outcome(pipeline.outcome_for(nodeid, case), case, tmp_path, png)
+    assert model.calls == {"case-3": 1}
+    pipeline.close()
+
+
+def test_cases_overlap_with_concurrency(tmp_path: Path, png: bytes, cases: list[tuple[str, CaseSpec]]) -> None:
+    model = SleepyModel(png)
+    started = time.perf_counter()
+    pipeline = CasePipeline(environment(model, tmp_path), cases, 4)
+    outcomes = {nodeid: pipeline.outcome_for(nodeid, case) for nodeid, case in cases}
+    elapsed = time.perf_counter() - started
+    pipeline.close()
+    sequential = len(cases) * DELAY
+    assert elapsed < 0.6 * sequential, f"{elapsed:.2f}s for work that takes {sequential:.2f}s one at a time"
+    for nodeid, case in cases:
+        check_outcome(outcomes[nodeid], case, tmp_path, png)
+    assert model.calls == {case.id: 1 for _, case in cases}
+
+
+def test_errors_land_in_the_outcome(tmp_path: Path, png: bytes, cases: list[tuple[str, CaseSpec]]) -> None:
+    model = SleepyModel(png, delay=0.05, fail={"case-2"}, crash={"case-5"})
+    pipeline = CasePipeline(environment(model, tmp_path), cases, 3)
+    outcomes = {case.id: pipeline.outcome_for(nodeid, case) for nodeid, case in cases}
+    pipeline.close()
+    assert outcomes["case-2"]["error"] == "ModelError: no image for case-2"
+    assert outcomes["case-2"]["artifacts"] == [] and "evaluation" not in outcomes["case-2"]
+    assert outcomes["case-5"]["error"].startswith("internal error RuntimeError: adapter bug on case-5\n")
+    assert "test_pipeline.py" in outcomes["case-5"]["error"]  # says where it happened
+    for _, case in cases:
+        if case.id not in ("case-2", "case-5"):
+            check_outcome(outcomes[case.id], case, tmp_path, png)
+
+
+def test_out_of_order_consumption_evaluates_each_case_once(tmp_path: Path, png: bytes, cases: list[tuple[str, CaseSpec]]) -> None:
+    model = SleepyModel(png, delay=0.02)
+    pipeline = CasePipeline(environment(model, tmp_path), cases, 1)
+    for nodeid, case in reversed(cases):  # e.g. pytest runs the items in another order than collected
+        check_outcome(pipeline.outcome_for(nodeid, case), case, tmp_path, png)
+    pipeline.close()
+    assert model.calls == {case.id: 1 for _, case in cases}
+
+
+# -- workers sharing an exchange folder (xdist) -----------------------------------------------
+def test_two_workers_evaluate_each_case_once(tmp_path: Path, png: bytes, cases: list[tuple[str, CaseSpec]]) -> None:
+    exchange = tmp_path / "run" / ".exchange"
+    counter: collections.Counter[str] = collections.Counter()
+    models = [SleepyModel(png, counter=counter), SleepyModel(png, counter=counter)]
+    orders = [cases, list(reversed(cases))]
+    results: list[dict[str, dict[str, Any]]] = [{}, {}]
+    errors: list[BaseException] = []
+    ready = threading.Barrier(2)
+
+    def worker(n: int) -> None:
+        try:
+            ready.wait(5)
+            pipeline = CasePipeline(environment(models[n], tmp_path), cases, 2, exchange)
+            for nodeid, case in orders[n]:
+                results[n][nodeid] = pipeline.outcome_for(nodeid, case)
+            pipeline.close()
+        except BaseException as exc:  # noqa: B036 - re-raised in the main thread
+            errors.append(exc)
+
+    threads = [threading.Thread(target=worker, args=(n,)) for n in range(2)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(30)
+    assert not errors, errors
+    assert counter == {case.id: 1 for _, case in cases}  # every case evaluated exactly once, by one of the two
+    assert sum(models[0].mine.values()) > 0 and sum(models[1].mine.values()) > 0  # and the work was shared
+    for nodeid, case in cases:
+        check_outcome(results[0][nodeid], case, tmp_path, png)
+        assert canonical(results[0][nodeid]) == canonical(results[1][nodeid])
+        assert json.loads(claim_path(exchange, nodeid, ".json").read_text()) == json.loads(canonical(results[0][nodeid]))
+
+
+def test_a_stale_claim_is_taken_over(tmp_path: Path, png: bytes, cases: list[tuple[str, CaseSpec]]) -> None:
+    exchange = tmp_path / "exchange"
+    exchange.mkdir()
+    nodeid, case = cases[0]
+    claim_path(exchange, nodeid).write_text(str(dead_pid()))  # its worker died before publishing
+    model = SleepyModel(png, delay=0.01)
+    pipeline = CasePipeline(environment(model, tmp_path), cases[:3], 2, exchange)
+    started = time.perf_counter()
+    outcome = pipeline.outcome_for(nodeid, case)
+    assert time.perf_counter() - started < 5
+    check_outcome(outcome, case, tmp_path, png)
+    assert claim_path(exchange, nodeid).read_text() == str(os.getpid())
+    assert claim_path(exchange, nodeid, ".json").is_file()
+    for other, other_case in cases[1:3]:
+        pipeline.outcome_for(other, other_case)
+    pipeline.close()
+    assert model.calls == {"case-0": 1, "case-1": 1, "case-2": 1}
+
+
+def test_a_live_claim_is_waited_for(tmp_path: Path, png: bytes, cases: list[tuple[str, CaseSpec]]) -> None:
+    exchange = tmp_path / "exchange"
+    exchange.mkdir()
+    nodeid, case = cases[0]
+    claim_path(exchange, nodeid).write_text(str(os.getpid()))  # another worker (alive) is on it
+    published = {"uid": case.uid, "model": "fake:sleepy", "artifacts": [], "error": "from the other worker", "usage": {}}
+
+    def publish() -> None:
+        time.sleep(0.3)
+        claim_path(exchange, nodeid, ".json").write_text(json.dumps(published))
+
+    model = SleepyModel(png, delay=0.0)
+    pipeline = CasePipeline(environment(model, tmp_path), cases[:2], 2, exchange)
+    other = threading.Thread(target=publish)
+    other.start()
+    started = time.perf_counter()
+    assert pipeline.outcome_for(nodeid, case) == published
+    assert time.perf_counter() - started >= 0.2
+    other.join(5)
+    pipeline.close()
+    assert model.calls == {"case-1": 1}  # never evaluated case-0 itself
+
+
+def test_close_leaves_no_claim_without_an_outcome(tmp_path: Path, png: bytes, cases: list[tuple[str, CaseSpec]]) -> None:
+    exchange = tmp_path / "exchange"
+    model = SleepyModel(png, delay=0.1)
+    pipeline = CasePipeline(environment(model, tmp_path), cases, 1, exchange)
+    pipeline.close()  # the worker is told to stop while one case runs and one waits in the queue
+    evaluated = sum(model.calls.values())
+    assert 1 <= evaluated < len(cases)
+    for nodeid, _ in cases:
+        claimed, published = claim_path(exchange, nodeid).exists(), claim_path(exchange, nodeid, ".json").exists()
+        assert published or not claimed, f"{nodeid} is claimed but will never be published"
+    assert sum(claim_path(exchange, nodeid, ".json").exists() for nodeid, _ in cases) == evaluated

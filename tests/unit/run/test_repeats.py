@@ -1,0 +1,56 @@
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+from pytest_visioneval.graders import Gate, Metric
+from pytest_visioneval.graders.outcome import CaseEvaluation, GateOutcome
+from pytest_visioneval.run.repeats import combine
+
+
+def evaluation(case: Any, passed: bool, score: float) -> CaseEvaluation:
+    gate = GateOutcome(Gate("sim.match", passed, f"score {score}"), gating=True)
+    return CaseEvaluation(case, (), (gate,), (Metric("sim.score", score, "r"),))
+
+
+@pytest.mark.parametrize(
+    ("votes", "policy", "passes"),
+    [
+        ([True, True, False], "mean", True),
+        ([True, False], "mean", True),  # half is enough for mean
+        ([True, False], "majority", False),  # a tie fails a majority
+        ([True, True, False], "majority", True),
+        ([True, True, False], "all", False),
+        ([True, True, True], "all", True),
+        ([False, False, True], "mean", False),
+    ],
+)
+def test_policies(make_case: Callable[..., Any], votes: list[bool], policy: str, passes: bool) -> None:
+    case = make_case()
+    result = combine([evaluation(case, v, 0.5) for v in votes], policy)
+    (gate,) = result.evaluation.gates
+    assert gate.gate.passed is passes
+    assert gate.gate.reason.startswith(f"passed {sum(votes)}/{len(votes)} repeats ({policy})")
+
+
+def test_metrics_are_averaged_with_spread_and_flaky_gates_flagged(make_case: Callable[..., Any]) -> None:
+    case = make_case()
+    result = combine([evaluation(case, True, 0.9), evaluation(case, False, 0.7), evaluation(case, True, 0.8)])
+    metrics = {m.name: m.value for m in result.evaluation.metrics}
+    assert metrics["sim.score"] == pytest.approx(0.8)
+    assert metrics["sim.score.repeat_std"] == pytest.approx((0.02 / 3) ** 0.5)
+    assert result.flaky_gates == ("sim.match",) and result.repeats == 3
+    steady = combine([evaluation(case, True, 0.9), evaluation(case, True, 0.9)])
+    assert steady.flaky_gates == ()
+
+
+def test_single_evaluation_is_unchanged(make_case: Callable[..., Any]) -> None:
+    one = evaluation(make_case(), False, 0.1)
+    assert combine([one]).evaluation is one
+
+
+def test_unknown_policy(make_case: Callable[..., Any]) -> None:
+    with pytest.raises(ValueError, match="unknown repeat policy"):
+        combine([evaluation(make_case(), True, 1.0)] * 2, "best")
