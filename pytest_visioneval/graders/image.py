@@ -7,12 +7,27 @@ Gates (each only when it applies or is configured):
 * ``format``    - each image's format is one of ``options.formats``.
 * ``size``      - each image is ``options.width`` x ``options.height``.
 * ``aspect``    - each image's width/height is within ``aspect_tolerance`` of ``options.aspect``.
-* ``not_blank`` - each image has visible variation (luminance std >= ``blank_std``).
-* ``differs_from_input`` - for editing cases, no output is pixel-identical to an input image.
+* ``not_blank`` - each image shows something: after flattening transparency onto
+  white and averaging away per-pixel noise (box filter down to 256 px), at
+  least ``min_content`` of its pixels are off the dominant colour and the
+  luminance std is at least ``blank_std``. A fully transparent image, a flat
+  colour and a flat colour with faint noise are blank.
+* ``matches_input`` - for editing cases (``match_input``, default on for them),
+  each output has the aspect ratio of the first input image: an edit returned
+  at another aspect would be stretched by any pixel comparison.
+* ``requested_size`` - when the case's ``params.size`` asks for ``WxH`` and no
+  ``width``/``height``/``aspect`` option is set, each output has that aspect ratio
+  (endpoints may scale, so the size itself is not required).
+* ``differs_from_input`` - for editing cases, no output is the input again: an
+  output counts as the input when fewer than ``min_changed`` of its pixels differ
+  from it by more than 24 (0-255; both softened, a 1-pixel shift allowed: see
+  ``imaging.perceived_difference``), so a
+  re-saved JPEG or a copy with a few pixels touched fails like a byte-identical one.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
@@ -22,7 +37,13 @@ from PIL import Image
 from ..artifacts import Artifact
 from ..cases.spec import CaseSpec
 from .base import Gate, Grade, GradeContext
-from .imaging import decode, load_path, rgb_array
+from .imaging import CHANGE_TOLERANCE, content_share, decode, downscaled, load_path, perceived_difference, rgb_array, same_aspect
+
+# Blank below 0.2% of content pixels: a 64x64 icon on a 1024x1024 canvas is 0.4%.
+DEFAULT_MIN_CONTENT = 0.002
+# An edit changes at least 0.2% of the pixels (a word of a poster); a JPEG copy of the input changes none.
+DEFAULT_MIN_CHANGED = 0.002
+_SIZE = re.compile(r"^\s*(\d+)\s*[xX]\s*(\d+)\s*$")
 
 
 class ImageGrader:
@@ -37,7 +58,10 @@ class ImageGrader:
             "aspect": {"type": "number", "exclusiveMinimum": 0},
             "aspect_tolerance": {"type": "number", "minimum": 0, "default": 0.02},
             "blank_std": {"type": "number", "minimum": 0, "default": 2.0},
+            "min_content": {"type": "number", "minimum": 0, "maximum": 1, "default": DEFAULT_MIN_CONTENT},
+            "match_input": {"type": "boolean"},
             "differs_from_input": {"type": "boolean"},
+            "min_changed": {"type": "number", "minimum": 0, "maximum": 1, "default": DEFAULT_MIN_CHANGED},
         },
     }
 
@@ -73,10 +97,16 @@ class ImageGrader:
             gates.append(self._size(decoded))
         if decoded and "aspect" in opts:
             gates.append(self._aspect(decoded))
+        if decoded and (requested := self._requested_size(case)) is not None:
+            gates.append(_requested_size(decoded, requested))
         if decoded:
             gates.append(self._not_blank(decoded))
+        editing = case.task == "image_editing" and bool(case.images)
+        inputs = [(p.name, load_path(p)) for p in case.images] if decoded and case.images else []
+        if decoded and editing and opts.get("match_input", True):
+            gates.append(_matches_input(decoded, inputs[0]))
         if decoded and opts.get("differs_from_input", case.task == "image_editing") and case.images:
-            gates.append(self._differs(case, decoded))
+            gates.append(self._differs(decoded, inputs))
         return Grade(gates=tuple(gates))
 
     @staticmethod
@@ -107,22 +137,70 @@ class ImageGrader:
         ]
         return Gate("aspect", not wrong, ("; ".join(wrong) + f", expected {target:.3f}") if wrong else f"aspect {target:.3f}")
 
+    def _requested_size(self, case: CaseSpec) -> tuple[int, int] | None:
+        if any(key in self.options for key in ("width", "height", "aspect")):
+            return None  # the size gates the case asked for explicitly decide
+        match = _SIZE.match(str(case.params.get("size", "")))
+        return (int(match[1]), int(match[2])) if match and int(match[1]) and int(match[2]) else None
+
     def _not_blank(self, decoded: list[tuple[str, Image.Image]]) -> Gate:
         floor = float(self.options.get("blank_std", 2.0))
-        stds = {name: float(np.asarray(img.convert("L"), dtype=np.float32).std()) for name, img in decoded}
-        blank = [f"{name} (luminance std {std:.2f})" for name, std in stds.items() if std < floor]
+        min_content = float(self.options.get("min_content", DEFAULT_MIN_CONTENT))
+        measured = {name: _blankness(img) for name, img in decoded}
+        blank = [
+            f"{name} ({share:.2%} of pixels off its background colour, luminance std {std:.2f})"
+            for name, (share, std) in measured.items()
+            if share < min_content or std < floor
+        ]
         if blank:
-            return Gate("not_blank", False, f"blank image(s): {', '.join(blank)}; need std >= {floor}")
-        return Gate("not_blank", True, f"min luminance std {min(stds.values()):.1f}")
+            need = f"need at least {min_content:.2%} content and std {floor:g}, after flattening transparency onto white"
+            return Gate("not_blank", False, f"blank image(s): {', '.join(blank)}; {need}")
+        least = min(measured, key=lambda name: measured[name][0])
+        return Gate("not_blank", True, f"{least} has the least content: {measured[least][0]:.1%} of pixels off its background")
 
-    @staticmethod
-    def _differs(case: CaseSpec, decoded: list[tuple[str, Image.Image]]) -> Gate:
-        inputs = [rgb_array(load_path(p)) for p in case.images]
+    def _differs(self, decoded: list[tuple[str, Image.Image]], inputs: list[tuple[str, Image.Image]]) -> Gate:
+        floor = float(self.options.get("min_changed", DEFAULT_MIN_CHANGED))
         same = []
         for name, img in decoded:
-            out = rgb_array(img)
-            if any(inp.shape == out.shape and np.array_equal(inp, out) for inp in inputs):
-                same.append(name)
+            for input_name, source in inputs:
+                changed = changed_share(source, img)
+                if changed is not None and changed < floor:
+                    same.append(f"{name} is {input_name} again ({changed:.3%} of pixels changed, need {floor:.2%})")
+                    break
         if same:
-            return Gate("differs_from_input", False, f"{', '.join(same)} identical to an input image: nothing was edited")
+            return Gate("differs_from_input", False, "; ".join(same) + ": nothing was edited")
         return Gate("differs_from_input", True, "every output differs from the inputs")
+
+
+def _blankness(image: Image.Image) -> tuple[float, float]:
+    """(share of content pixels, luminance std) of the image, transparency flattened and noise averaged away."""
+    pixels = downscaled(image)
+    luminance = pixels @ np.asarray([0.299, 0.587, 0.114], dtype=np.float32)
+    return content_share(pixels), float(luminance.std())
+
+
+def changed_share(source: Image.Image, output: Image.Image) -> float | None:
+    """Share of ``output``'s pixels that differ from ``source`` (1-pixel shifts allowed); None at another aspect."""
+    if not same_aspect(output.size, source.size):
+        return None  # another picture; matches_input says whether that is wrong
+    before = rgb_array(source)
+    after = rgb_array(output if output.size == source.size else output.resize(source.size, Image.Resampling.BILINEAR))
+    return float((perceived_difference(before, after) > CHANGE_TOLERANCE).mean())
+
+
+def _matches_input(decoded: list[tuple[str, Image.Image]], first_input: tuple[str, Image.Image]) -> Gate:
+    input_name, source = first_input
+    wrong = [f"{name} is {img.width}x{img.height}" for name, img in decoded if not same_aspect(img.size, source.size)]
+    want = f"the aspect ratio of {input_name} ({source.width}x{source.height}, {source.width / source.height:.3f})"
+    if wrong:
+        return Gate("matches_input", False, f"{'; '.join(wrong)}: an edit must keep {want}")
+    return Gate("matches_input", True, f"every output keeps {want}")
+
+
+def _requested_size(decoded: list[tuple[str, Image.Image]], requested: tuple[int, int]) -> Gate:
+    width, height = requested
+    wrong = [f"{name} is {img.width}x{img.height}" for name, img in decoded if not same_aspect(img.size, requested)]
+    want = f"the requested size {width}x{height} (aspect {width / height:.3f})"
+    if wrong:
+        return Gate("requested_size", False, f"{'; '.join(wrong)}: not the aspect ratio of {want}")
+    return Gate("requested_size", True, f"every image has the aspect ratio of {want}")

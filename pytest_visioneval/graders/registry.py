@@ -21,6 +21,7 @@ ENTRY_POINT_GROUP = "pytest_visioneval.graders"
 # name -> "module:Class" below pytest_visioneval.graders
 BUILTIN_GRADERS: dict[str, str] = {
     "image": "image:ImageGrader",
+    "trajectory": "trajectory:TrajectoryGrader",
     "similarity": "similarity:SimilarityGrader",
     "ssim": "ssim:SsimGrader",
     "locality": "locality:LocalityGrader",

@@ -6,8 +6,10 @@ types it is, what the user does (``instruction``), the subset (``language``,
 ``box`` in coordinates normalized to 0-1000). The reference GUI screenshot is
 the case's ``images[0]``; a fiction-app sample has none.
 
-Implied graders: ``image`` (gate: exactly ``frames`` images came back) and a
-judge named ``judge`` scoring GOAL, LOGIC, CONS, UI and QUAL from 0 to 5 - the
+Implied graders: ``image`` (gate: exactly ``frames`` images came back), for
+the trajectory task types ``trajectory`` (each step differs from the one before,
+no screen repeats, no frame is the input again, in the order of the
+reference trajectory when the case has one) and a judge named ``judge`` scoring GOAL, LOGIC, CONS, UI and QUAL from 0 to 5 - the
 ``score`` grader, or ``marked_score`` for grounding, which also shows the judge
 a copy of the screenshot with the target drawn on it.
 
@@ -32,6 +34,7 @@ DIMENSIONS = ("goal", "logic", "cons", "ui", "qual")
 SCALE = 5
 COORDINATE_SCALE = 1000  # GEBench's normalized coordinate grid
 JUDGE = "judge"  # the name of the implied judge grader; case_scores reads its metrics
+TRAJECTORY_GRADER = "trajectory"
 FRAMES_GRADER = "image"
 
 # Output images per task type: one next state, or a trajectory. For fiction_app and
@@ -176,6 +179,11 @@ class GEBenchProtocol:
                 {"use": "marked_score" if task_type == "grounding" else "score", "name": JUDGE, "options": judge_options},
             ],
         }
+        if task_type in TRAJECTORIES:
+            # Steps that differ, no repeated screen, none the input again; in the reference's order when there is one.
+            implied["graders"].insert(
+                1, {"use": "trajectory", "name": TRAJECTORY_GRADER, "options": {"in_order": has_screenshot}}
+            )
         if "expected" in fields:
             implied["criteria"] = fields["expected"]
         return implied

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import io
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
+from PIL import Image, ImageDraw
 
 from pytest_visioneval.artifacts import Artifact
 from pytest_visioneval.cases.spec import CaseSpec
@@ -156,21 +159,54 @@ def test_aspect_tolerance(case: CaseSpec, encode_image: Encode) -> None:
 def test_not_blank_passes(case: CaseSpec, encode_image: Encode) -> None:
     gate = grade({}, case, png(encode_image))["not_blank"]
     assert gate.passed
-    assert gate.reason.startswith("min luminance std ")
+    assert gate.reason.startswith("image-0.png has the least content: ")
 
 
 def test_not_blank_fails_a_blank_image(case: CaseSpec, encode_image: Encode) -> None:
     gates = grade({}, case, png(encode_image), png(encode_image, "image-1.png", pattern=False, color=(120, 120, 120)))
     assert not gates["not_blank"].passed
-    assert "image-1.png (luminance std 0.00)" in gates["not_blank"].reason
+    assert "image-1.png (0.00% of pixels off its background colour, luminance std 0.00)" in gates["not_blank"].reason
     assert "image-0.png" not in gates["not_blank"].reason
-    assert "need std >= 2.0" in gates["not_blank"].reason
+    assert "need at least 0.20% content and std 2" in gates["not_blank"].reason
 
 
-def test_not_blank_threshold_is_configurable(case: CaseSpec, encode_image: Encode) -> None:
+def test_not_blank_thresholds_are_configurable(case: CaseSpec, encode_image: Encode) -> None:
     faint = png(encode_image, size=(32, 32), color=(255, 255, 255))  # white square on white: blank
     assert not grade({"blank_std": 0.5}, case, faint)["not_blank"].passed
-    assert grade({"blank_std": 0.0}, case, faint)["not_blank"].passed
+    assert grade({"blank_std": 0.0, "min_content": 0.0}, case, faint)["not_blank"].passed
+
+
+def encoded(image: Image.Image, fmt: str = "PNG", **kwargs: Any) -> bytes:
+    out = io.BytesIO()
+    image.save(out, format=fmt, **kwargs)
+    return out.getvalue()
+
+
+def test_not_blank_fails_a_fully_transparent_image(case: CaseSpec) -> None:
+    # Colourful pixels, but alpha 0 everywhere: a viewer shows nothing.
+    rgba = np.zeros((64, 64, 4), dtype=np.uint8)
+    rgba[..., 0] = np.arange(64, dtype=np.uint8)[None, :] * 4
+    rgba[..., 1] = 200
+    gate = grade({}, case, Artifact("image-0.png", encoded(Image.fromarray(rgba, "RGBA"))))["not_blank"]
+    assert not gate.passed
+    assert "image-0.png (0.00% of pixels off its background colour" in gate.reason
+    assert "after flattening transparency onto white" in gate.reason
+
+
+def test_not_blank_fails_white_with_faint_noise(case: CaseSpec) -> None:
+    rng = np.random.default_rng(7)
+    noisy = np.clip(250 + rng.normal(0, 4, (512, 512, 3)), 0, 255).astype(np.uint8)  # per-pixel std 4 > blank_std
+    assert np.asarray(Image.fromarray(noisy).convert("L"), dtype=float).std() > 2.0
+    gate = grade({}, case, Artifact("image-0.png", encoded(Image.fromarray(noisy))))["not_blank"]
+    assert not gate.passed, gate.reason
+
+
+def test_not_blank_passes_a_small_icon_on_a_large_canvas(case: CaseSpec) -> None:
+    canvas = Image.new("RGB", (1024, 1024), "white")
+    ImageDraw.Draw(canvas).rounded_rectangle((480, 480, 544, 544), radius=12, fill=(30, 90, 200))  # 0.4% of the canvas
+    gate = grade({}, case, Artifact("image-0.png", encoded(canvas)))["not_blank"]
+    assert gate.passed, gate.reason
+    assert gate.reason == "image-0.png has the least content: 0.4% of pixels off its background"
 
 
 # -- differs_from_input -----------------------------------------------------
@@ -189,7 +225,82 @@ def test_differs_from_input_fails_output_identical_to_input(edit_case: CaseSpec)
     unchanged = Artifact("image-0.png", edit_case.images[0].read_bytes())
     gate = grade({}, edit_case, unchanged)["differs_from_input"]
     assert not gate.passed
-    assert "image-0.png identical to an input image" in gate.reason
+    assert gate.reason == "image-0.png is input.png again (0.000% of pixels changed, need 0.20%): nothing was edited"
+
+
+@pytest.fixture
+def photo_edit_case(make_case: Callable[..., CaseSpec], tmp_path: Path) -> CaseSpec:
+    source = tmp_path / "photo.png"
+    source.write_bytes(encoded(busy_picture()))
+    return make_case(task="image_editing", images=(source,))
+
+
+def busy_picture(size: tuple[int, int] = (128, 96)) -> Image.Image:
+    """Gradients and shapes: an input with edges everywhere, like a photo or a logo."""
+    x, y = np.meshgrid(np.arange(size[0]), np.arange(size[1]))
+    rgb = np.stack([(x * 2) % 256, (y * 3) % 256, ((x + y) * 5) % 256], axis=2).astype(np.uint8)
+    image = Image.fromarray(rgb)
+    ImageDraw.Draw(image).ellipse((20, 20, 60, 60), fill=(220, 30, 30))
+    return image
+
+
+@pytest.mark.parametrize(
+    "variant",
+    [
+        lambda img: encoded(img, "JPEG", quality=85),
+        lambda img: encoded(img.point(lambda v: v)),
+        lambda img: encoded(_touched(img)),
+    ],
+    ids=["jpeg-q85-resave", "png-resave", "one-pixel-changed"],
+)
+def test_differs_from_input_fails_the_input_resaved_or_barely_touched(
+    photo_edit_case: CaseSpec, variant: Callable[[Image.Image], bytes]
+) -> None:
+    source = Image.open(photo_edit_case.images[0])
+    gate = grade({}, photo_edit_case, Artifact("image-0.png", variant(source)))["differs_from_input"]
+    assert not gate.passed
+    assert "image-0.png is photo.png again" in gate.reason and "nothing was edited" in gate.reason
+
+
+def _touched(image: Image.Image) -> Image.Image:
+    copy = image.copy()
+    copy.putpixel((5, 5), (0, 0, 0))
+    return copy
+
+
+def test_differs_from_input_passes_a_real_edit_of_the_same_picture(photo_edit_case: CaseSpec) -> None:
+    edited = Image.open(photo_edit_case.images[0]).convert("RGB")
+    ImageDraw.Draw(edited).ellipse((20, 20, 60, 60), fill=(20, 160, 160))  # the red circle recoloured
+    gate = grade({}, photo_edit_case, Artifact("image-0.png", encoded(edited, "JPEG", quality=90)))["differs_from_input"]
+    assert gate.passed, gate.reason
+
+
+def test_matches_input_fails_an_edit_returned_at_another_aspect(photo_edit_case: CaseSpec) -> None:
+    squashed = Image.open(photo_edit_case.images[0]).resize((96, 96))
+    gates = grade({}, photo_edit_case, Artifact("image-0.png", encoded(squashed)))
+    assert not gates["matches_input"].passed
+    assert gates["matches_input"].reason == (
+        "image-0.png is 96x96: an edit must keep the aspect ratio of photo.png (128x96, 1.333)"
+    )
+
+
+def test_matches_input_passes_the_same_aspect_at_another_size(photo_edit_case: CaseSpec) -> None:
+    doubled = Image.open(photo_edit_case.images[0]).resize((256, 192))
+    gates = grade({}, photo_edit_case, Artifact("image-0.png", encoded(doubled)))
+    assert gates["matches_input"].passed
+    assert "matches_input" not in grade({"match_input": False}, photo_edit_case, Artifact("image-0.png", encoded(doubled)))
+
+
+def test_requested_size_checks_the_aspect_of_params_size(make_case: Callable[..., CaseSpec]) -> None:
+    case = make_case(params={"size": "1024x1536"})
+    portrait = Artifact("image-0.png", encoded(busy_picture((512, 768))))
+    landscape = Artifact("image-0.png", encoded(busy_picture((768, 512))))
+    assert grade({}, case, portrait)["requested_size"].passed
+    gate = grade({}, case, landscape)["requested_size"]
+    assert not gate.passed
+    assert gate.reason == "image-0.png is 768x512: not the aspect ratio of the requested size 1024x1536 (aspect 0.667)"
+    # an explicit size option decides instead
+    assert "requested_size" not in grade({"width": 768}, case, landscape)
 
 
 def test_differs_from_input_compares_pixels_not_bytes(edit_case: CaseSpec, encode_image: Encode) -> None:

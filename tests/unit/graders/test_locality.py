@@ -1,7 +1,8 @@
 """graders/locality.py: edits stay inside the mask or region, the rest is preserved.
 
 The scene is 100x100; the mask makes the left half (x < 50) editable, so the
-outside is 5000 pixels and a 35x20 rectangle drawn there is exactly 14.0% of it.
+outside is 5000 pixels and a 35x20 rectangle drawn there is 14.0% of it (13.9% are
+counted: the comparison softens both images, which rounds the rectangle's corners).
 """
 
 from __future__ import annotations
@@ -100,7 +101,7 @@ def test_edit_confined_to_the_mask_passes(case: CaseSpec) -> None:
     assert gates["preserved"].passed
     assert gates["preserved"].reason == "0.0% of pixels changed outside the mask (limit 2.0%)"
     assert metrics["changed_outside"].value == 0.0
-    assert metrics["changed_inside"].value == pytest.approx(900 / 5000)
+    assert metrics["changed_inside"].value == pytest.approx(900 / 5000, abs=0.002)
     assert metrics["ssim_outside"].value == pytest.approx(1.0)
 
 
@@ -114,20 +115,20 @@ def test_an_edit_up_to_the_border_does_not_leak_into_ssim_outside(case: CaseSpec
 def test_change_outside_the_mask_fails_with_the_exact_share(case: CaseSpec) -> None:
     gates, metrics = grade({}, case, output(painted(INSIDE_BOX, OUTSIDE_BOX)))
     assert not gates["preserved"].passed
-    assert gates["preserved"].reason == "14.0% of pixels changed outside the mask (limit 2.0%)"
-    assert metrics["changed_outside"].value == pytest.approx(0.14)
+    assert gates["preserved"].reason == "13.9% of pixels changed outside the mask (limit 2.0%)"
+    assert metrics["changed_outside"].value == pytest.approx(0.14, abs=0.002)
     assert metrics["changed_outside"].higher_is_better is False
     assert "of the 5000 pixels outside the mask" in metrics["changed_outside"].reason
     assert metrics["ssim_outside"].value < 0.95
 
 
 def test_max_changed_outside_is_the_limit(case: CaseSpec) -> None:
-    ten_by_ten = (60, 10, 70, 20)  # 100 px = exactly 2.0% of the outside
-    assert grade({}, case, output(painted(ten_by_ten)))[0]["preserved"].passed
-    one_more = grade({}, case, output(painted(ten_by_ten, (60, 40, 61, 41))))[0]["preserved"]
-    assert not one_more.passed
-    # 2.02% would round to the limit at one decimal; the reason shows enough to tell them apart
-    assert one_more.reason == "2.02% of pixels changed outside the mask (limit 2.00%)"
+    ten_by_ten = (60, 10, 70, 20)  # 100 px = 2.0% of the outside; 1.9% once its corners are softened
+    gate = grade({}, case, output(painted(ten_by_ten)))[0]["preserved"]
+    assert gate.passed and gate.reason == "1.9% of pixels changed outside the mask (limit 2.0%)"
+    one_column_more = grade({}, case, output(painted((60, 10, 71, 20))))[0]["preserved"]
+    assert not one_column_more.passed
+    assert one_column_more.reason == "2.1% of pixels changed outside the mask (limit 2.0%)"
     assert grade({"max_changed_outside": 0.15}, case, output(painted(OUTSIDE_BOX)))[0]["preserved"].passed
 
 
@@ -172,7 +173,7 @@ def test_region_box(region_case: CaseSpec, region: list[float]) -> None:
     assert ok["preserved"].passed
     bad, metrics = grade({"region": region}, region_case, output(painted(OUTSIDE_BOX)))
     assert not bad["preserved"].passed
-    assert bad["preserved"].reason == "14.0% of pixels changed outside the region (limit 2.0%)"
+    assert bad["preserved"].reason == "13.9% of pixels changed outside the region (limit 2.0%)"
     assert "region [0, 0, 50, 100] px" in metrics["changed_outside"].reason
 
 
@@ -180,7 +181,7 @@ def test_region_wins_over_the_mask(case: CaseSpec) -> None:
     # The right half is editable by region, so the change at OUTSIDE_BOX is now inside.
     gates, metrics = grade({"region": [50, 0, 100, 100]}, case, output(painted(OUTSIDE_BOX)))
     assert gates["preserved"].passed
-    assert metrics["changed_inside"].value == pytest.approx(0.14)
+    assert metrics["changed_inside"].value == pytest.approx(0.14, abs=0.002)
 
 
 def test_box_pixels() -> None:
@@ -194,7 +195,7 @@ def test_box_pixels() -> None:
 def test_edited_passes_when_the_area_changed(case: CaseSpec) -> None:
     gates, _ = grade({"min_changed_inside": 0.1}, case, output(painted(INSIDE_BOX)))
     assert gates["edited"].passed
-    assert gates["edited"].reason == "18.0% of pixels changed inside the mask (need at least 10.0%)"
+    assert gates["edited"].reason == "18.1% of pixels changed inside the mask (need at least 10.0%)"
 
 
 def test_edited_fails_when_nothing_changed_inside(case: CaseSpec) -> None:
@@ -212,11 +213,11 @@ def test_white_mask_without_alpha(make_case: Callable[..., CaseSpec], input_path
     mask.save(tmp_path / "white.png")
     case = make_case(task="image_editing", images=(input_path,), mask=tmp_path / "white.png")
     gates, metrics = grade({}, case, output(painted(INSIDE_BOX, OUTSIDE_BOX)))
-    assert gates["preserved"].reason == "14.0% of pixels changed outside the mask (limit 2.0%)"
+    assert gates["preserved"].reason == "13.9% of pixels changed outside the mask (limit 2.0%)"
     assert "white = editable" in metrics["changed_outside"].reason
     # black = editable turns it around: the 900 px edit is now outside, 18% of it
     flipped, _ = grade({"mask_editable": "black"}, case, output(painted(INSIDE_BOX)))
-    assert flipped["preserved"].reason == "18.0% of pixels changed outside the mask (limit 2.0%)"
+    assert flipped["preserved"].reason == "18.1% of pixels changed outside the mask (limit 2.0%)"
 
 
 def test_editable_pixels_conventions() -> None:
@@ -235,7 +236,7 @@ def test_editable_pixels_conventions() -> None:
 def test_mask_of_another_size_is_scaled(make_case: Callable[..., CaseSpec], input_path: Path, tmp_path: Path) -> None:
     case = make_case(task="image_editing", images=(input_path,), mask=left_half_mask(tmp_path, (50, 50)))
     gates, metrics = grade({}, case, output(painted(INSIDE_BOX, OUTSIDE_BOX)))
-    assert gates["preserved"].reason == "14.0% of pixels changed outside the mask (limit 2.0%)"
+    assert gates["preserved"].reason == "13.9% of pixels changed outside the mask (limit 2.0%)"
     assert "mask scaled from 50x50" in metrics["changed_outside"].reason
 
 
@@ -258,9 +259,9 @@ def test_several_outputs_must_all_be_preserved(case: CaseSpec) -> None:
     gates, metrics = grade({}, case, output(painted(INSIDE_BOX)), output(painted(OUTSIDE_BOX), "image-1.png"))
     assert not gates["preserved"].passed
     assert "image-0.png: 0.0% of pixels" in gates["preserved"].reason
-    assert "image-1.png: 14.0% of pixels" in gates["preserved"].reason
-    assert metrics["changed_outside"].value == pytest.approx(0.07)
-    assert "image-0.png 0.00%, image-1.png 14.00%" in metrics["changed_outside"].reason
+    assert "image-1.png: 13.9% of pixels" in gates["preserved"].reason
+    assert metrics["changed_outside"].value == pytest.approx(0.07, abs=0.002)
+    assert "image-0.png 0.00%, image-1.png 13.92%" in metrics["changed_outside"].reason
 
 
 def test_a_broken_output_among_good_ones_fails(case: CaseSpec) -> None:
@@ -319,3 +320,60 @@ def test_options_schema_rejects_unknown_and_bad_options() -> None:
     for bad in ({"tolerance": 8}, {"region": [0, 0, 1]}, {"mask_editable": "grey"}, {"max_changed_outside": 2}):
         with pytest.raises(jsonschema.ValidationError):
             jsonschema.validate(bad, schema)
+
+
+# -- faint changes, alignment and aspect ratio -----------------------------------
+def shifted(img: Image.Image, dx: int, dy: int) -> Image.Image:
+    return Image.fromarray(np.roll(np.asarray(img), (dy, dx), axis=(0, 1)))
+
+
+def darkened(img: Image.Image, by: int) -> Image.Image:
+    return Image.fromarray(np.clip(np.asarray(img, dtype=np.int16) - by, 0, 255).astype(np.uint8))
+
+
+@pytest.mark.parametrize("by", [10, 20])
+def test_a_faint_change_of_everything_outside_fails(case: CaseSpec, by: int) -> None:
+    # Every pixel moves by less than the tolerance: none counts as changed, but the picture is not the same.
+    gates, metrics = grade({}, case, output(darkened(painted(INSIDE_BOX), by)))
+    assert metrics["changed_outside"].value == 0.0
+    assert metrics["faint_change_outside"].value == pytest.approx(by, abs=1.0)
+    assert not gates["preserved"].passed
+    assert gates["preserved"].reason == (
+        f"0.0% of pixels changed outside the mask (limit 2.0%); everything else outside the mask changed faintly: "
+        f"mean difference {metrics['faint_change_outside'].value:.1f} (0-255, limit 4)"
+    )
+
+
+@pytest.mark.parametrize(
+    "variant",
+    [
+        lambda img: output(shifted(img, 1, 0)),
+        lambda img: output(shifted(img, 0, -1)),
+        lambda img: output(img, "image-0.jpg", quality=85),
+        lambda img: output(shifted(img, 1, 1), "image-0.jpg", quality=85),
+    ],
+    ids=["shift-right", "shift-up", "jpeg-q85", "shifted-jpeg"],
+)
+def test_a_correct_edit_shifted_by_a_pixel_or_re_encoded_passes(
+    case: CaseSpec, variant: Callable[[Image.Image], Artifact]
+) -> None:
+    gates, metrics = grade({"max_changed_outside": 0.01}, case, variant(painted(INSIDE_BOX)))
+    assert gates["preserved"].passed, gates["preserved"].reason
+    assert metrics["faint_change_outside"].value < 4
+
+
+def test_a_shift_of_several_pixels_is_a_change(case: CaseSpec) -> None:
+    gates, _ = grade({}, case, output(shifted(painted(INSIDE_BOX), 4, 0)))
+    assert not gates["preserved"].passed
+
+
+def test_an_output_of_another_aspect_ratio_fails_instead_of_being_stretched(case: CaseSpec) -> None:
+    wide = painted(INSIDE_BOX).resize((150, 100))
+    gates, metrics = grade({"min_changed_inside": 0.1}, case, output(wide))
+    expected = (
+        "image-0.png is 150x100, the input 100x100: another aspect ratio cannot be compared pixel by pixel "
+        "(stretching it would hide or invent changes)"
+    )
+    assert not gates["preserved"].passed and gates["preserved"].reason == expected
+    assert not gates["edited"].passed and gates["edited"].reason == expected
+    assert metrics == {}

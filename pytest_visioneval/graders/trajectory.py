@@ -1,0 +1,170 @@
+"""``use: trajectory`` - the output images are the steps of one interaction, in order.
+
+For a multi-frame output (a GUI trajectory: one screen per step), in the
+order the frames came back:
+
+* ``steps_differ``  - each frame differs from the one before it: a step that
+  repeats the previous screen shows no interaction.
+* ``no_duplicates`` - no two frames are the same screen, however far apart
+  (``allow_repeats: true`` turns this off for flows that come back to a screen).
+* ``differs_from_input`` - no frame is the input screenshot again (when the
+  case has one).
+* ``in_order`` - when the case's ``reference`` is a folder of frames (a known
+  good trajectory, in natural name order), each output frame is matched to the
+  reference frame it looks most like, and those positions must never go
+  back: a reversed or shuffled trajectory fails, naming the order seen.
+  Pixels alone cannot tell the order of a trajectory without a reference (a
+  menu that opens changes more pixels than the three steps after it), so
+  there the gate is not reported; the judge's logic dimension covers it.
+  ``in_order: false`` turns it off.
+
+Two frames are *the same screen* when fewer than ``min_changed`` of their
+pixels differ by more than 24 (0-255), both softened a little and a 1-pixel
+shift allowed (:func:`~pytest_visioneval.graders.imaging.perceived_difference`).
+The default is low because real GUI steps can be small: in the GEBench
+example, a list that differs only in one line of grey text ("Water in 1 day"
+to "Watered today") changes 0.013% of its pixels, while a copy of a frame
+changes none (a JPEG q85 copy of a flat GUI screen usually none either, but up
+to 0.16% for screens with saturated colour edges: such a copy is not caught).
+Frames at another aspect ratio always count as different.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any, ClassVar
+
+import numpy as np
+from PIL import Image
+
+from ..artifacts import Artifact
+from ..cases.spec import CaseSpec
+from .base import Gate, Grade, GradeContext
+from .imaging import CHANGE_TOLERANCE, aligned_difference, decode, load_path, rgb_array, same_aspect, soften
+
+# See the module docstring: a copy changes no pixel; a real GUI step 0.013% or more.
+DEFAULT_MIN_CHANGED_STEP = 0.00005
+_IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".webp", ".gif")
+
+Frames = list[tuple[str, "Screen"]]
+
+
+class Screen:
+    """A frame decoded once and softened once, compared with many others."""
+
+    def __init__(self, image: Image.Image):
+        self.size = image.size
+        self._image = image
+        self._soft: dict[tuple[int, int], np.ndarray] = {}
+
+    def soft(self, size: tuple[int, int]) -> np.ndarray:
+        if size not in self._soft:
+            image = self._image if self._image.size == size else self._image.resize(size, Image.Resampling.BILINEAR)
+            self._soft[size] = soften(rgb_array(image))
+        return self._soft[size]
+
+    def difference(self, other: Screen) -> np.ndarray | None:
+        """Per-pixel perceived difference at this screen's size; None at another aspect ratio."""
+        if not same_aspect(other.size, self.size):
+            return None
+        return aligned_difference(self.soft(self.size), other.soft(self.size))
+
+
+class TrajectoryGrader:
+    options_schema: ClassVar[Mapping[str, Any]] = {
+        "type": "object",
+        "additionalProperties": False,
+        "properties": {
+            "min_changed": {"type": "number", "minimum": 0, "maximum": 1, "default": DEFAULT_MIN_CHANGED_STEP},
+            "allow_repeats": {"type": "boolean", "default": False},
+            "in_order": {"type": "boolean", "default": True},
+        },
+    }
+
+    def __init__(self, options: Mapping[str, Any]):
+        self.min_changed = float(options.get("min_changed", DEFAULT_MIN_CHANGED_STEP))
+        self.allow_repeats = bool(options.get("allow_repeats", False))
+        self.in_order = bool(options.get("in_order", True))
+
+    @classmethod
+    def check_case(cls, case: CaseSpec, options: Mapping[str, Any]) -> str | None:
+        if case.task == "html_generation":
+            return "the trajectory grader grades image frames; this case's task is html_generation"
+        return None
+
+    def grade(self, case: CaseSpec, artifacts: Sequence[Artifact], context: GradeContext | None = None) -> Grade:
+        frames: Frames = []
+        for artifact in (a for a in artifacts if a.kind == "image"):
+            try:
+                frames.append((artifact.name, Screen(decode(artifact.data))))
+            except ValueError:
+                continue  # the image grader reports frames that do not decode
+        if len(frames) < 2:
+            return Grade(gates=(Gate("steps_differ", False, f"{len(frames)} frame(s) decode: a trajectory needs 2 or more"),))
+        gates = [self._steps_differ(frames)]
+        if not self.allow_repeats:
+            gates.append(self._no_duplicates(frames))
+        if case.images:
+            gates.append(self._differs_from_input(frames, Screen(load_path(case.images[0])), case.images[0].name))
+        reference = reference_frames(case.reference)
+        if self.in_order and len(reference) >= 2:
+            gates.append(_in_order(frames, reference))
+        return Grade(gates=tuple(gates))
+
+    def _same(self, a: Screen, b: Screen) -> bool:
+        difference = a.difference(b)
+        return difference is not None and float((difference > CHANGE_TOLERANCE).mean()) < self.min_changed
+
+    def _steps_differ(self, frames: Frames) -> Gate:
+        repeats = [
+            f"{later} repeats {earlier}"
+            for (earlier, first), (later, second) in zip(frames, frames[1:], strict=False)
+            if self._same(first, second)
+        ]
+        if repeats:
+            return Gate("steps_differ", False, "; ".join(repeats) + ": a step that shows the same screen is no step")
+        return Gate("steps_differ", True, f"each of the {len(frames)} frames differs from the one before it")
+
+    def _no_duplicates(self, frames: Frames) -> Gate:
+        pairs = [
+            f"{frames[j][0]} is {frames[i][0]} again"
+            for i in range(len(frames))
+            for j in range(i + 2, len(frames))  # neighbours are steps_differ's
+            if self._same(frames[i][1], frames[j][1])
+        ]
+        if pairs:
+            return Gate("no_duplicates", False, "; ".join(pairs) + " (set allow_repeats for a flow that comes back)")
+        return Gate("no_duplicates", True, "no two frames show the same screen")
+
+    def _differs_from_input(self, frames: Frames, source: Screen, input_name: str) -> Gate:
+        same = [name for name, frame in frames if self._same(source, frame)]
+        if same:
+            return Gate("differs_from_input", False, f"{', '.join(same)} show(s) {input_name} unchanged")
+        return Gate("differs_from_input", True, f"every frame differs from {input_name}")
+
+
+def reference_frames(reference: Path | None) -> Frames:
+    """The images of a reference folder in natural name order (frame-2 before frame-10); none for a file."""
+    if reference is None or not reference.is_dir():
+        return []
+    paths = [p for p in reference.iterdir() if p.is_file() and p.suffix.lower() in _IMAGE_SUFFIXES]
+    return [(p.name, Screen(load_path(p))) for p in sorted(paths, key=natural_key)]
+
+
+def natural_key(path: Path) -> list[Any]:
+    return [int(part) if part.isdigit() else part for part in re.split(r"(\d+)", path.name)]
+
+
+def _in_order(frames: Frames, reference: Frames) -> Gate:
+    positions = []
+    for _, frame in frames:
+        known = [(float(d.mean()), i) for i, (_, ref) in enumerate(reference) if (d := ref.difference(frame)) is not None]
+        if not known:
+            return Gate("in_order", False, "the frames have another aspect ratio than the reference: order cannot be judged")
+        positions.append(min(known)[1] + 1)
+    shown = ", ".join(map(str, positions))
+    if any(later < earlier for earlier, later in zip(positions, positions[1:], strict=False)):
+        return Gate("in_order", False, f"the frames look like reference frames {shown}, in that order: the trajectory goes back")
+    return Gate("in_order", True, f"the frames look like reference frames {shown}: in order")

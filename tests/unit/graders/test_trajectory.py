@@ -1,0 +1,94 @@
+"""graders/trajectory.py: a correct trajectory passes; repeated, duplicated, input-copy and reversed ones fail."""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from PIL import Image
+
+from pytest_visioneval.artifacts import Artifact
+from pytest_visioneval.cases.spec import CaseSpec
+from pytest_visioneval.graders.base import Gate
+from pytest_visioneval.graders.trajectory import TrajectoryGrader, natural_key
+
+EXAMPLE = Path(__file__).parents[3] / "cases" / "gebench" / "multi_step"
+FRAMES = sorted((EXAMPLE / "trajectory").glob("frame-*.png"), key=natural_key)
+
+
+def as_artifacts(paths: list[Path]) -> tuple[Artifact, ...]:
+    return tuple(Artifact(f"frame-{i}.png", p.read_bytes()) for i, p in enumerate(paths, 1))
+
+
+@pytest.fixture
+def case(make_case: Callable[..., CaseSpec]) -> CaseSpec:
+    return make_case(task="image_editing", images=(EXAMPLE / "notes-home.png",), reference=EXAMPLE / "trajectory")
+
+
+def grade(case: CaseSpec, frames: tuple[Artifact, ...], **options: object) -> dict[str, Gate]:
+    return {g.name: g for g in TrajectoryGrader(options).grade(case, frames).gates}
+
+
+def test_the_example_trajectory_passes_every_gate(case: CaseSpec) -> None:
+    gates = grade(case, as_artifacts(FRAMES))
+    assert set(gates) == {"steps_differ", "no_duplicates", "differs_from_input", "in_order"}
+    assert all(g.passed for g in gates.values()), gates
+    assert gates["in_order"].reason == "the frames look like reference frames 1, 2, 3, 4, 5: in order"
+
+
+def test_a_re_encoded_trajectory_still_passes(case: CaseSpec) -> None:
+    def jpeg(path: Path) -> bytes:
+        out = io.BytesIO()
+        Image.open(path).convert("RGB").save(out, "JPEG", quality=90)
+        return out.getvalue()
+
+    frames = tuple(Artifact(f"frame-{i}.jpg", jpeg(p)) for i, p in enumerate(FRAMES, 1))
+    assert all(g.passed for g in grade(case, frames).values())
+
+
+def test_a_duplicated_step_fails(case: CaseSpec) -> None:
+    frames = as_artifacts([FRAMES[0], FRAMES[1], FRAMES[1], FRAMES[3], FRAMES[4]])
+    gate = grade(case, frames)["steps_differ"]
+    assert not gate.passed
+    assert gate.reason == "frame-3.png repeats frame-2.png: a step that shows the same screen is no step"
+
+
+def test_identical_frames_fail_every_step(case: CaseSpec) -> None:
+    gates = grade(case, as_artifacts([FRAMES[2]] * 4))
+    assert not gates["steps_differ"].passed
+    assert "frame-4.png repeats frame-3.png" in gates["steps_differ"].reason
+    assert not gates["no_duplicates"].passed
+    assert "frame-3.png is frame-1.png again" in gates["no_duplicates"].reason
+
+
+def test_a_screen_that_comes_back_later_is_a_duplicate_unless_allowed(case: CaseSpec) -> None:
+    frames = as_artifacts([FRAMES[0], FRAMES[1], FRAMES[0], FRAMES[4]])
+    assert not grade(case, frames)["no_duplicates"].passed
+    assert "no_duplicates" not in grade(case, frames, allow_repeats=True)
+
+
+def test_a_frame_that_is_the_input_fails(case: CaseSpec) -> None:
+    frames = as_artifacts([EXAMPLE / "notes-home.png", *FRAMES[1:]])
+    gate = grade(case, frames)["differs_from_input"]
+    assert not gate.passed
+    assert gate.reason == "frame-1.png show(s) notes-home.png unchanged"
+
+
+def test_a_reversed_trajectory_fails_in_order(case: CaseSpec) -> None:
+    gate = grade(case, as_artifacts(FRAMES[::-1]))["in_order"]
+    assert not gate.passed
+    assert gate.reason == "the frames look like reference frames 5, 4, 3, 2, 1, in that order: the trajectory goes back"
+
+
+def test_without_a_reference_folder_order_is_not_judged(make_case: Callable[..., CaseSpec]) -> None:
+    case = make_case(task="image_editing", images=(EXAMPLE / "notes-home.png",))
+    gates = grade(case, as_artifacts(FRAMES[::-1]))
+    assert "in_order" not in gates
+    assert all(g.passed for g in gates.values())
+
+
+def test_natural_order_puts_frame_10_after_frame_2() -> None:
+    names = [Path(f"frame-{i}.png") for i in (10, 2, 1)]
+    assert [p.name for p in sorted(names, key=natural_key)] == ["frame-1.png", "frame-2.png", "frame-10.png"]
