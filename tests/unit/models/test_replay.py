@@ -101,3 +101,73 @@ def test_from_argument_errors(tmp_path: Path) -> None:
     (tmp_path / "file").write_text("x")
     with pytest.raises(ModelError, match="replay folder not found"):
         ReplayModel.from_argument(str(tmp_path / "file"), ModelSettings())
+
+
+# -- only the model's own outputs are replayed; what the run derived is made again --
+def stored_run(tmp_path: Path) -> tuple[Path, Path]:
+    """A past run's folder: the model's reply plus the page, captures and report the run derived from it."""
+    store = ArtifactStore(tmp_path / "out", "run-1")
+    store.save("openai:coder", "unit", "case-1", ModelOutput((Artifact("reply.md", b"```html\n<p>old</p>\n```"),)))
+    derived = (
+        Artifact("page.html", b"<p>old</p>"),
+        Artifact("screenshot-1.png", b"PNG"),
+        Artifact("dom-snapshot.txt", b"<p>old</p>", "text/plain"),
+        Artifact("render.json", b"{}"),
+    )
+    store.save_derived("openai:coder", "unit", "case-1", derived, "rendered page.html in Chromium")
+    root = tmp_path / "out" / "run-1" / "openai_coder"
+    return root, root / "unit" / "case-1"
+
+
+def test_a_stored_run_replays_the_reply_only(tmp_path: Path, make_case: Callable[..., CaseSpec]) -> None:
+    root, folder = stored_run(tmp_path)
+    (folder / "reply.md").write_text("```html\n<p>edited</p>\n```")  # the reply was edited since
+    output = model_for(root).generate(make_case(), {})
+    assert [(a.name, a.data) for a in output.artifacts] == [("reply.md", b"```html\n<p>edited</p>\n```")]
+    assert output.params["ignored_derived"] == ["dom-snapshot.txt", "page.html", "render.json", "screenshot-1.png"]
+
+
+def test_without_provenance_the_renderer_s_captures_are_left_out(replay_root: Path, make_case: Callable[..., CaseSpec]) -> None:
+    folder = replay_root / "unit" / "case-1"
+    folder.mkdir(parents=True)
+    for name in ("page.html", "hero.png", "screenshot-1.png", "screenshot-12.png", "fullpage.png", "render.json"):
+        (folder / name).write_bytes(name.encode())
+    (folder / "dom-snapshot.txt").write_text("x")
+    output = model_for(replay_root).generate(make_case(), {})
+    # a page the model wrote itself is its output; the captures are the renderer's
+    assert [a.name for a in output.artifacts] == ["hero.png", "page.html"]
+    assert output.params["ignored_derived"] == [
+        "dom-snapshot.txt",
+        "fullpage.png",
+        "render.json",
+        "screenshot-1.png",
+        "screenshot-12.png",
+    ]
+
+
+def test_a_broken_provenance_record_is_an_error_that_says_what_to_do(
+    replay_root: Path, make_case: Callable[..., CaseSpec]
+) -> None:
+    folder = replay_root / "unit" / "case-1"
+    folder.mkdir(parents=True)
+    (folder / "image-0.png").write_bytes(b"PNG")
+    (folder / "provenance.json").write_text('{"artifacts": [')
+    with pytest.raises(ModelError, match="replay cannot read .*provenance.json .*remove it to replay every file"):
+        model_for(replay_root).generate(make_case(), {})
+    (folder / "provenance.json").write_text('{"artifacts": [{"name": "image-1.png"}]}')
+    with pytest.raises(ModelError, match="lists image-1.png, which are not there"):
+        model_for(replay_root).generate(make_case(), {})
+
+
+def test_a_symbolic_link_is_refused(replay_root: Path, make_case: Callable[..., CaseSpec], tmp_path: Path) -> None:
+    secret = tmp_path / "secret.txt"
+    secret.write_text("host file")
+    folder = replay_root / "unit" / "case-1"
+    folder.mkdir(parents=True)
+    (folder / "image-0.png").write_bytes(b"PNG")
+    (folder / "notes.txt").symlink_to(secret)
+    with pytest.raises(ModelError, match="replay refuses .*notes.txt: a symbolic link"):
+        model_for(replay_root).generate(make_case(), {})
+    (replay_root / "unit" / "case-2.txt").symlink_to(secret)
+    with pytest.raises(ModelError, match="a symbolic link"):
+        model_for(replay_root).generate(make_case(id="case-2"), {})
