@@ -16,7 +16,8 @@ from ..judges import create_judges
 from ..models import Model, create_model
 from ..pages.render import RenderService
 from ..run.entries import metric_entry
-from ..run.evaluation import Environment, evaluation_from
+from ..run.environment import Environment
+from ..run.evaluation import evaluation_from
 from ..run.pipeline import CasePipeline
 from .call_options import call_layer_key
 from .ci_options import ci_settings_key
@@ -86,7 +87,8 @@ def visioneval_pipeline(request: pytest.FixtureRequest, visioneval_settings: Set
     candidate for evaluating ahead (skipped ones are not).
     """
     model = request.getfixturevalue("visioneval_model")
-    context = request.getfixturevalue("visioneval_grade_context")
+    # The mutation self-test asks no judge: only deterministic gates decide what a mutant is.
+    context = GradeContext() if visioneval_settings.mutants else request.getfixturevalue("visioneval_grade_context")
     store = request.getfixturevalue("visioneval_store")
     # Resolved here, in the main thread: background threads cannot look fixtures up. Chromium starts on first render.
     renderer: RenderService = request.getfixturevalue("visioneval_renderer")
@@ -99,6 +101,7 @@ def visioneval_pipeline(request: pytest.FixtureRequest, visioneval_settings: Set
         renderer=lambda: renderer,
         model_params=visioneval_settings.model_params,
         repeats=config.stash[ci_settings_key].repeats,
+        mutants=visioneval_settings.mutants,
     )
     ahead = [
         (item.nodeid, case)
@@ -170,4 +173,6 @@ def visioneval_evaluation(
     record["gates"] = data["gates"]
     record["metrics"] += data["metrics"] + outcome["protocol_metrics"]
     record["skipped_graders"] = data["skipped"]
+    if "mutation" in outcome:
+        record["mutation"] = outcome["mutation"]
     return evaluation_from(visioneval_case, outcome)

@@ -23,6 +23,7 @@ from ..errors import CaseFileError
 from ..graders import grader_types
 from ..protocols.case_files import load_case_file
 from .options import settings_key
+from .records import record_for
 
 # Case uids seen in this session -> "file:line" of their first definition.
 _seen_uids_key = pytest.StashKey[dict[str, str]]()
@@ -55,8 +56,14 @@ def run_case(request: pytest.FixtureRequest, visioneval_evaluation: Any) -> None
     problems: list[str] = []
     if visioneval_evaluation.failed_gates:
         problems.append(gate_failure_message(visioneval_evaluation))
-    kinds = request.config.stash[settings_key].snapshot_kinds
-    if kinds:
+    mutation = record_for(request.node).get("mutation")
+    if mutation is not None:
+        from ..run.mutation import mutation_problems
+
+        problems += mutation_problems(visioneval_evaluation.case.uid, mutation)
+    settings = request.config.stash[settings_key]
+    kinds = settings.snapshot_kinds
+    if kinds and not settings.mutants:
         from .snapshots import check_snapshots
 
         model_name = request.getfixturevalue("visioneval_model").name

@@ -44,9 +44,12 @@ class Settings:
     judge_repeats: int = 1
     chromium: str | None = None
     snapshot_kinds: frozenset[str] = frozenset()
+    mutants: bool = False  # --eval-mutants: the mutation self-test instead of a normal run
 
 
 settings_key = pytest.StashKey[Settings]()
+# The models a mutation self-test may take its known-good outputs from: none of them calls an API.
+MUTANT_SOURCES = ("reference", "replay")
 
 
 def option_pair(parser: pytest.Parser, group: Any) -> Callable[..., None]:
@@ -185,6 +188,13 @@ def add_options(parser: pytest.Parser) -> None:
         "compare each case with its syrupy snapshots: scores, png or all (write them with --snapshot-update)",
         choices=tuple(SNAPSHOT_CHOICES),
     )
+    group.addoption(
+        "--eval-mutants",
+        action="store_true",
+        dest="visioneval_mutants",
+        help="mutation self-test: grade broken and legitimate variants of each case's known-good output (its reference, "
+        "or --model=replay:DIR) with the deterministic gates only, and report what the gates miss or wrongly fail",
+    )
     both("--chromium", "visioneval_chromium", "Chromium binary for rendering HTML (default: chromium on PATH)", metavar="PATH")
     parser.addini("visioneval_files", "glob patterns of case files", type="args", default=list(DEFAULT_CASE_GLOBS))
 
@@ -295,6 +305,12 @@ def _build(config: pytest.Config) -> Settings:
         if not judge.startswith("openai:") or judge == "openai:":
             raise ConfigError(f"--judge={judge!r}: judges are named openai:MODEL (any OpenAI-compatible endpoint)")
     chromium = option_value(config, "visioneval_chromium")
+    mutants = bool(config.getoption("visioneval_mutants", False))
+    if mutants and model.partition(":")[0] not in MUTANT_SOURCES:
+        raise ConfigError(
+            f"--eval-mutants grades variants of a known-good output without calling any API: use --model=reference "
+            f"(the cases' references) or --model=replay:DIR, not {model!r}"
+        )
     snapshot = str(option_value(config, "visioneval_snapshot") or "")
     if snapshot and snapshot not in SNAPSHOT_CHOICES:
         raise ConfigError(f"visioneval_snapshot must be one of {', '.join(SNAPSHOT_CHOICES)}, got {snapshot!r}")
@@ -312,4 +328,5 @@ def _build(config: pytest.Config) -> Settings:
         fail_under=thresholds,
         case_globs=tuple(config.getini("visioneval_files")),
         snapshot_kinds=SNAPSHOT_CHOICES.get(snapshot, frozenset()),
+        mutants=mutants,
     )

@@ -19,6 +19,7 @@ from ..protocols.scoring import protocol_scores
 from ..report import results_json, terminal
 from ..results.aggregate import aggregate
 from ..results.baseline import Delta, compare, describe, regressions
+from ..results.mutation import mutation_summary
 from ..results.thresholds import evaluate_thresholds, file_thresholds
 from ..results.verdict import Verdict, decide
 from .ci_options import CiSettings
@@ -42,6 +43,7 @@ class EvalSession:
         self.aggregates: dict[str, Any] | None = None
         self.benchmarks: dict[str, Any] = {}
         self.usage: dict[str, Any] = {}
+        self.mutation: dict[str, Any] = {}
         self.verdict: Verdict | None = None
         self.collection_errors = 0
 
@@ -86,6 +88,7 @@ class EvalSession:
         self.aggregates = aggregate(records)
         self.benchmarks = protocol_scores(records)
         self.usage = total_usage(records)
+        self.mutation = mutation_summary(records)
         thresholds_from_files = file_thresholds(records)
         results = evaluate_thresholds(thresholds_from_files, self.settings.fail_under, self.aggregates)
         if self.ci.baseline is not None:
@@ -101,7 +104,9 @@ class EvalSession:
         self.verdict = decide(int(session.exitstatus), results, self.aggregates["overall"], self.collection_errors, regressed)
         session.exitstatus = self.verdict.exit_status
         if self.settings.results_path is not None or self.ci.report is not None:
-            document = results_json.build(self.run_info(), records, self.aggregates, self.verdict, self.benchmarks, self.usage)
+            document = results_json.build(
+                self.run_info(), records, self.aggregates, self.verdict, self.benchmarks, self.usage, self.mutation
+            )
             if self.settings.results_path is not None:
                 results_json.write(self.settings.results_path, document)
             if self.ci.report is not None:
@@ -135,6 +140,10 @@ class EvalSession:
         if self.benchmarks:
             terminalreporter.write_line("")
             for line in terminal.benchmark_lines(self.benchmarks):
+                terminalreporter.write_line(line)
+        if self.mutation.get("suites"):
+            terminalreporter.write_line("")
+            for line in terminal.mutation_lines(self.mutation):
                 terminalreporter.write_line(line)
         if self.ci.baseline is not None:
             terminalreporter.write_line("")

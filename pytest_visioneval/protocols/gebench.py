@@ -7,11 +7,12 @@ types it is, what the user does (``instruction``), the subset (``language``,
 the case's ``images[0]``; a fiction-app sample has none.
 
 Implied graders: ``image`` (gate: exactly ``frames`` images came back), for
-the trajectory task types ``trajectory`` (each step differs from the one before,
-no screen repeats, no frame is the input again, in the order of the
-reference trajectory when the case has one) and a judge named ``judge`` scoring GOAL, LOGIC, CONS, UI and QUAL from 0 to 5 - the
-``score`` grader, or ``marked_score`` for grounding, which also shows the judge
-a copy of the screenshot with the target drawn on it.
+the trajectory task types ``trajectory`` (each step differs from the one
+before, no screen repeats, no frame is the input again, in the order of the
+reference trajectory when the case has one) and a judge named ``judge``
+scoring GOAL, LOGIC, CONS, UI and QUAL from 0 to 5 - the ``score`` grader,
+or ``marked_score`` for grounding, which also shows the judge a copy of the
+screenshot with the target drawn on it.
 
 Per case: ``ge_score`` = sum of the 5 dimensions / 25 x 100, and each
 dimension x 20 (0-100). A trajectory with the wrong number of frames, or
@@ -181,9 +182,7 @@ class GEBenchProtocol:
         }
         if task_type in TRAJECTORIES:
             # Steps that differ, no repeated screen, none the input again; in the reference's order when there is one.
-            implied["graders"].insert(
-                1, {"use": "trajectory", "name": TRAJECTORY_GRADER, "options": {"in_order": has_screenshot}}
-            )
+            implied["graders"].insert(1, {"use": "trajectory", "name": TRAJECTORY_GRADER, "options": {}})
         if "expected" in fields:
             implied["criteria"] = fields["expected"]
         return implied

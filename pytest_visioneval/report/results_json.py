@@ -66,8 +66,9 @@ def build(
     verdict: Verdict,
     benchmarks: dict[str, Any] | None = None,
     usage: dict[str, Any] | None = None,
+    mutation: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
-    return {
+    document = {
         "schema": SCHEMA_NAME,
         "schema_version": SCHEMA_VERSION,
         "run": {
@@ -90,6 +91,9 @@ def build(
         "thresholds": [t.as_dict() for t in verdict.thresholds],
         "exit": {"status": verdict.exit_status, "reasons": list(verdict.reasons)},
     }
+    if mutation and mutation.get("suites"):
+        document["mutation"] = mutation
+    return document
 
 
 def write(path: Path, document: dict[str, Any]) -> None:

@@ -130,6 +130,28 @@ def verdict_line(verdict: Verdict) -> str:
     return f"visioneval: exit status {verdict.exit_status}: " + " | ".join(verdict.reasons)
 
 
+def mutation_lines(summary: Mapping[str, Any], width: int = 100) -> list[str]:
+    """The mutation self-test: one row per suite, then each missed mutant and each brittle gate."""
+    suites = summary.get("suites", {})
+    if not suites:
+        return []
+    lines = ["mutation self-test (the known-good output of each case and its mutants; deterministic gates only)"]
+    rows: list[tuple[str, ...]] = [("suite", "cases", "broken caught", "score", "legitimate passed")]
+    for name, s in suites.items():
+        score = "-" if s["score"] is None else f"{100 * s['score']:.1f}%"
+        rows.append((name, str(s["cases"]), f"{s['caught']}/{s['broken']}", score, f"{s['legitimate_passed']}/{s['legitimate']}"))
+    lines += table(rows)
+    for name, s in suites.items():
+        lines += [_cut(f"  {name}: known-good output fails its own gates: {uid}", width) for uid in s["baselines_failed"]]
+        lines += [_cut(f"  MISSED {m['case']}: {m['mutant']} ({m['description']})", width) for m in s["missed"]]
+        lines += [_cut(f"  BRITTLE {b['case']}: {b['mutant']} failed {b['failed']}", width) for b in s["brittle"]]
+    return lines
+
+
+def _cut(line: str, width: int) -> str:
+    return line if len(line) <= width else line[: width - 1] + "\u2026"
+
+
 def delta_lines(deltas: list[Delta], *, only_changes: bool = False) -> list[str]:
     rows: list[tuple[str, ...]] = [("suite", "name", "before", "after", "change", "tolerance", "")]
     for d in deltas:

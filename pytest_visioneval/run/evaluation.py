@@ -10,36 +10,23 @@ Errors the project raises (:class:`VisionEvalError`) become the outcome's
 from __future__ import annotations
 
 import traceback
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from ..artifacts import Artifact, ArtifactStore
+from ..artifacts import Artifact
 from ..calls.layer import case_repeat
 from ..calls.usage import usage_scope
 from ..cases.spec import CaseSpec
 from ..errors import VisionEvalError
-from ..graders import Gate, GradeContext, Metric
+from ..graders import Gate, Metric
 from ..graders.outcome import CaseEvaluation, GateOutcome
-from ..models import Model
 from ..pages.prepare import prepare
-from ..pages.render import PageRenderer
 from .case import generate, grade, protocol_metrics
 from .entries import artifact_entry, gate_entry, metric_entry
+from .environment import Environment
+from .mutation import mutation_outcome
 from .repeats import combine
-
-
-@dataclass(frozen=True)
-class Environment:
-    """What every job of a worker shares (built once, from the session fixtures)."""
-
-    model: Model
-    store: ArtifactStore
-    context: GradeContext
-    renderer: Callable[[], PageRenderer]  # started on first use; safe to call from any thread
-    model_params: Mapping[str, Any]
-    repeats: int = 1
 
 
 def evaluate_case(case: CaseSpec, env: Environment) -> dict[str, Any]:
@@ -61,6 +48,9 @@ def evaluate_case(case: CaseSpec, env: Environment) -> dict[str, Any]:
 
 
 def _evaluate(case: CaseSpec, env: Environment, outcome: dict[str, Any]) -> dict[str, Any]:
+    if env.mutants:
+        baseline, mutation = mutation_outcome(case, env, outcome)
+        return {**_entries(case, baseline), "mutation": mutation}
     evaluations: list[CaseEvaluation] = []
     for index in range(env.repeats):
         outcome["_repeat"] = index + 1
@@ -72,6 +62,12 @@ def _evaluate(case: CaseSpec, env: Environment, outcome: dict[str, Any]) -> dict
     if env.repeats > 1:
         result["repeats"] = repeated.repeats
         result["flaky_gates"] = list(repeated.flaky_gates)
+    return {**result, **_entries(case, evaluation)}
+
+
+def _entries(case: CaseSpec, evaluation: CaseEvaluation) -> dict[str, Any]:
+    """The evaluation and the protocol's scores as the plain JSON of an outcome."""
+    result: dict[str, Any] = {}
     result["evaluation"] = {
         "artifacts": [artifact_entry(a) for a in evaluation.artifacts],
         "gates": [gate_entry(g.gate.name, g.gate.passed, g.gate.reason, g.gating) for g in evaluation.gates],

@@ -30,6 +30,7 @@ LAYERS: list[set[str]] = [
     {"pages"},
     {"models"},
     {"protocols"},
+    {"mutants"},
     {"run"},
     {"results"},
     {"report"},

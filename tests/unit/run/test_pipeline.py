@@ -20,7 +20,8 @@ from pytest_visioneval.cases.spec import CaseSpec
 from pytest_visioneval.errors import ModelError
 from pytest_visioneval.graders import GradeContext
 from pytest_visioneval.pages.render import PageRenderer
-from pytest_visioneval.run.evaluation import Environment, evaluation_from
+from pytest_visioneval.run.environment import Environment
+from pytest_visioneval.run.evaluation import evaluation_from
 from pytest_visioneval.run.pipeline import CasePipeline
 
 DELAY = 0.2

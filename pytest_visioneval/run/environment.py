@@ -1,0 +1,25 @@
+"""What every case evaluation of a worker shares: the model, the store, the graders' context, the browser."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from ..artifacts import ArtifactStore
+from ..graders import GradeContext
+from ..models import Model
+from ..pages.render import PageRenderer
+
+
+@dataclass(frozen=True)
+class Environment:
+    """What every job of a worker shares (built once, from the session fixtures)."""
+
+    model: Model
+    store: ArtifactStore
+    context: GradeContext
+    renderer: Callable[[], PageRenderer]  # started on first use; safe to call from any thread
+    model_params: Mapping[str, Any]
+    repeats: int = 1
+    mutants: bool = False  # the mutation self-test (run/mutation.py) instead of repeats
