@@ -331,6 +331,37 @@ def _benchmarks(benchmarks: Mapping[str, Any]) -> str:
     return ("<h2>Benchmark scores</h2>" + "".join(parts)) if parts else ""
 
 
+def _mutation(mutation: Mapping[str, Any] | None) -> str:
+    """The mutation self-test per suite, and each mutant missed and each brittle gate."""
+    suites = (mutation or {}).get("suites", {})
+    if not suites:
+        return ""
+    rows = [
+        [
+            _e(name),
+            str(s["cases"]),
+            f"{s['caught']}/{s['broken']}",
+            _pct(s["score"]),
+            f"{s['legitimate_passed']}/{s['legitimate']}",
+        ]
+        for name, s in suites.items()
+    ]
+    parts = ["<h2>Mutation self-test</h2>", _table(("suite", "cases", "broken caught", "score", "legitimate passed"), rows)]
+    items = [
+        f"<li>missed: {_e(m['case'])}: {_e(m['mutant'])} ({_e(m['description'])}): the suite cannot see this</li>"
+        for s in suites.values()
+        for m in s["missed"]
+    ]
+    items += [
+        f"<li>brittle: {_e(b['case'])}: {_e(b['mutant'])} ({_e(b['description'])}) failed {_e(b['failed'])}</li>"
+        for s in suites.values()
+        for b in s["brittle"]
+    ]
+    if items:
+        parts.append("<ul>" + "".join(items) + "</ul>")
+    return "\n".join(parts)
+
+
 def _fmt_score(stats: Mapping[str, Any] | None) -> str:
     return "-" if not stats else f"{stats['mean']:.4g} (n={stats['n']})"
 
@@ -467,6 +498,7 @@ def render_html(document: Mapping[str, Any], *, thumbnail_side: int = 480) -> st
             f"<style>{_CSS}</style></head><body>",
             _header(document),
             _aggregates(document.get("aggregates", {}), document.get("benchmarks")),
+            _mutation(document.get("mutation")),
             "<h2>Cases</h2>",
             _filters(cases),
             *(_case(case, images) for case in cases),

@@ -379,6 +379,34 @@ def test_aggregate_tables_per_suite_protocol_and_tag(tmp_path: Path) -> None:
     assert tags == sorted([ATTRIBUTE_BREAKER, "edit", "slow", "ui", "web"])
 
 
+def test_the_mutation_self_test_is_shown_with_each_miss(tmp_path: Path) -> None:
+    document = build_document(tmp_path)
+    assert soup_of(document).find("h2", string="Mutation self-test") is None  # a normal run has none
+    document["mutation"] = {
+        "suites": {
+            "alpha": {
+                "cases": 2,
+                "broken": 4,
+                "caught": 3,
+                "score": 0.75,
+                "legitimate": 2,
+                "legitimate_passed": 1,
+                "missed": [{"case": "alpha/a", "mutant": "typo", "description": "one letter <b>painted</b> out"}],
+                "brittle": [{"case": "alpha/b", "mutant": "jpeg_q85", "description": "re-encoded", "failed": "text.found: 0.5"}],
+                "baselines_failed": [],
+                "not_applicable": {},
+            }
+        }
+    }
+    soup = soup_of(document)
+    assert table_after(soup, "Mutation self-test") == [["alpha", "2", "3/4", "75.0%", "1/2"]]
+    items = [li.get_text() for li in soup.find("h2", string="Mutation self-test").find_next("ul").select("li")]
+    assert items == [
+        "missed: alpha/a: typo (one letter <b>painted</b> out): the suite cannot see this",
+        "brittle: alpha/b: jpeg_q85 (re-encoded) failed text.found: 0.5",
+    ]
+
+
 def test_a_case_card_shows_gates_metrics_and_failures(tmp_path: Path) -> None:
     soup = soup_of(build_document(tmp_path))
     card = one(soup, 'article[data-uid="alpha/broken"]')
