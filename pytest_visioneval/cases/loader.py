@@ -21,6 +21,11 @@ _Loader: type = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 PathKey = tuple[Any, ...]
 
+# A case file whose aliases expand it past this many nodes is refused before anything
+# walks it: a few hundred bytes of nested aliases (a "billion laughs") would otherwise
+# take gigabytes. A suite of 10,000 plain cases is about 300,000 nodes.
+MAX_EXPANDED_NODES = 2_000_000
+
 
 @dataclass(frozen=True)
 class LoadedYaml:
@@ -63,6 +68,7 @@ def load_yaml_text(text: str, path: Path) -> LoadedYaml:
         node = loader.get_single_node()
         if node is None:
             raise CaseFileError(path, "file is empty", line=1)
+        _check_expansion(node, path)
         lines: dict[PathKey, int] = {(): node.start_mark.line + 1}
         _index(node, (), lines, path)
         data = loader.construct_document(node)
@@ -76,6 +82,51 @@ def load_yaml_text(text: str, path: Path) -> LoadedYaml:
     finally:
         loader.dispose()
     return LoadedYaml(data, lines)
+
+
+def _check_expansion(root: yaml.Node, path: Path) -> None:
+    """Refuse a node graph that refers to itself or that aliases expand past MAX_EXPANDED_NODES.
+
+    Sizes are counted once per distinct node (aliases share their node), so
+    the check itself stays as small as the file.
+    """
+    sizes: dict[int, int] = {}
+    on_path: set[int] = set()
+    stack: list[tuple[yaml.Node, bool]] = [(root, False)]
+    while stack:
+        node, children_done = stack.pop()
+        key = id(node)
+        children = _children(node)
+        if children_done:
+            on_path.discard(key)
+            sizes[key] = 1 + sum(sizes[id(child)] for child in children)
+            if sizes[key] > MAX_EXPANDED_NODES:
+                raise CaseFileError(
+                    path,
+                    f"the file expands to more than {MAX_EXPANDED_NODES:,} YAML nodes through its aliases "
+                    "(anchors reused inside each other); write the data out or use fewer nested aliases",
+                    line=node.start_mark.line + 1,
+                )
+            continue
+        if key in sizes:
+            continue
+        on_path.add(key)
+        stack.append((node, True))
+        for child in children:
+            if id(child) in on_path:
+                raise CaseFileError(
+                    path, "an alias refers to a node that contains it (a recursive alias)", line=child.start_mark.line + 1
+                )
+            if id(child) not in sizes:
+                stack.append((child, False))
+
+
+def _children(node: yaml.Node) -> list[yaml.Node]:
+    if isinstance(node, yaml.MappingNode):
+        return [part for pair in node.value for part in pair]
+    if isinstance(node, yaml.SequenceNode):
+        return list(node.value)
+    return []
 
 
 def _index(node: yaml.Node, prefix: PathKey, lines: dict[PathKey, int], path: Path) -> None:

@@ -29,7 +29,13 @@ class ReferenceModel:
     def generate(self, case: CaseSpec, params: Mapping[str, Any]) -> ModelOutput:
         if case.reference is None:
             raise ModelError(f"case {case.uid} has no 'reference' artifact for the reference model to return")
-        files = sorted(p for p in case.reference.iterdir() if p.is_file()) if case.reference.is_dir() else [case.reference]
+        if case.reference.is_dir():
+            files = sorted(p for p in case.reference.iterdir() if p.is_file() or p.is_symlink())
+        else:
+            files = [case.reference]
+        for path in files:
+            if path.is_symlink():  # it could point anywhere on the host: never copy its target into an output
+                raise ModelError(f"the reference of {case.uid} holds a symbolic link, which is refused: {path}")
         artifacts = []
         for index, path in enumerate(files):
             try:

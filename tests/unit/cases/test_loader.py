@@ -150,3 +150,32 @@ def test_load_yaml_text_scalar_document(tmp_path: Path) -> None:
     loaded = load_yaml_text("42\n", tmp_path / "x.eval.yaml")
     assert loaded.data == 42
     assert loaded.lines == {(): 1}
+
+
+# -- aliases: a few hundred bytes must not become gigabytes --------------------
+def alias_bomb(levels: int) -> str:
+    lines = ['l0: &l0 ["lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol"]']
+    lines += [f"l{i}: &l{i} [{', '.join([f'*l{i - 1}'] * 9)}]" for i in range(1, levels)]
+    return "\n".join(lines) + "\n"
+
+
+@pytest.mark.parametrize("levels", [7, 9])
+def test_an_alias_bomb_is_refused_quickly_with_its_line(tmp_path: Path, levels: int) -> None:
+    text = alias_bomb(levels)
+    assert len(text.encode()) < 600
+    with pytest.raises(CaseFileError) as info:
+        load_yaml_text(text, tmp_path / "bomb.eval.yaml")
+    assert "expands to more than 2,000,000 YAML nodes through its aliases" in str(info.value)
+    assert info.value.line == 7  # the first level whose expansion passes the limit (9**7 > 2,000,000)
+
+
+def test_a_modest_reuse_of_anchors_is_fine(tmp_path: Path) -> None:
+    loaded = load_yaml_text(alias_bomb(5), tmp_path / "ok.eval.yaml")  # 9**5 = 59,049 expanded scalars
+    assert len(loaded.data["l4"]) == 9
+
+
+def test_a_recursive_alias_is_an_error_not_a_recursion_crash(tmp_path: Path) -> None:
+    text = "cases: &x\n  - id: a\n    task: image_generation\n    prompt: p\n    graders: *x\n"
+    with pytest.raises(CaseFileError, match="a recursive alias") as info:
+        load_yaml_text(text, tmp_path / "loop.eval.yaml")
+    assert info.value.line == 1

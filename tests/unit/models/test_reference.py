@@ -78,3 +78,14 @@ def test_reference_folder_gives_its_files_in_name_order(make_case: Callable[...,
         ("b.png", b"png-b"),
         ("index.html", b'<img src="b.png">'),
     ]
+
+
+def test_a_symbolic_link_in_a_reference_folder_is_refused(make_case: Callable[..., CaseSpec], tmp_path: Path) -> None:
+    secret = tmp_path / "host-secret.txt"
+    secret.write_text("not for the page")
+    folder = tmp_path / "ref"
+    folder.mkdir()
+    (folder / "page.html").write_text("<p>hi</p>")
+    (folder / "notes.txt").symlink_to(secret)
+    with pytest.raises(ModelError, match="holds a symbolic link, which is refused: .*notes.txt"):
+        ReferenceModel().generate(make_case(reference=folder), {})
