@@ -9,15 +9,20 @@ requests in flight.
 
 Under xdist every worker knows every item but runs only those the controller
 sends it, so workers share the work through a folder of the run: a worker
-*claims* a case (an exclusive create of ``<hash>.claim``) before evaluating
-it and publishes the outcome as ``<hash>.json``; a worker asked to run a case
-another worker claimed waits for that file. A claim whose process died is
-taken over. Outcomes are plain JSON (see :mod:`evaluation`).
+*claims* a case (``<hash>.claim``, made visible already locked) before
+evaluating it and publishes the outcome as ``<hash>.json``; a worker asked to
+run a case another worker claimed waits for that file. The claimer holds an
+exclusive ``flock`` on its claim until the outcome is published; the kernel
+drops it when the process dies - also while the dead process is a zombie,
+which a pid check would still call alive - so a waiter that can take the lock
+knows the claimer is gone and takes the case over. Outcomes are plain JSON
+(see :mod:`evaluation`).
 """
 
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import hashlib
 import json
 import os
@@ -53,6 +58,7 @@ class CasePipeline:
         self._lock = threading.Lock()
         self._futures: dict[str, Future[dict[str, Any]]] = {}
         self._started: set[str] = set()  # without an exchange: the cases this worker has started (its claims)
+        self._held: dict[str, int] = {}  # with an exchange: nodeid -> fd holding the lock of our claim
         self._pool: ThreadPoolExecutor | None = None
         self._closed = False
         if concurrency is not None:
@@ -91,9 +97,7 @@ class CasePipeline:
                 done.set_result(published)
                 return done
             if not self._claimer_alive(nodeid):
-                with contextlib.suppress(FileNotFoundError):
-                    self._path(nodeid, ".claim").unlink()
-                continue
+                continue  # its claim is gone: claim it ourselves
             time.sleep(_POLL)
 
     # -- producing ------------------------------------------------------------
@@ -132,6 +136,7 @@ class CasePipeline:
         outcome = evaluate_case(case, self.env)
         if self.exchange is not None:
             write_atomic(self._path(nodeid, ".json"), json.dumps(outcome).encode("utf-8"))
+            self._release(nodeid)
         return outcome
 
     # -- claims (xdist) -----------------------------------------------------------
@@ -145,28 +150,52 @@ class CasePipeline:
                 return False
             self._started.add(nodeid)
             return True
+        # Locked before it is visible: a waiter can never see our claim unlocked and think us dead.
+        claim = self._path(nodeid, ".claim")
+        draft = claim.with_name(f".{claim.name}.{os.getpid()}.{threading.get_ident()}")
+        fd = os.open(draft, os.O_RDWR | os.O_CREAT | os.O_TRUNC, 0o666)
         try:
-            fd = os.open(self._path(nodeid, ".claim"), os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            os.write(fd, str(os.getpid()).encode())
+            os.link(draft, claim)
         except FileExistsError:
+            os.close(fd)
             return False
-        with os.fdopen(fd, "w") as fh:
-            fh.write(str(os.getpid()))
+        except BaseException:
+            os.close(fd)
+            raise
+        finally:
+            draft.unlink(missing_ok=True)
+        self._held[nodeid] = fd
         return True
 
+    def _release(self, nodeid: str) -> None:
+        fd = self._held.pop(nodeid, None)
+        if fd is not None:
+            os.close(fd)
+
     def _claimer_alive(self, nodeid: str) -> bool:
+        """Whether a process still holds the claim's lock (the kernel releases it when the process dies)."""
+        claim = self._path(nodeid, ".claim")
         try:
-            pid = int(self._path(nodeid, ".claim").read_text() or "0")
-        except (OSError, ValueError):
-            return True  # being written right now
-        if pid <= 0:
+            fd = os.open(claim, os.O_RDONLY)
+        except FileNotFoundError:
+            return True  # released or being replaced: claim again on the next turn
+        try:
+            fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+        except BlockingIOError:
             return True
-        try:
-            os.kill(pid, 0)
-        except ProcessLookupError:
+        else:
+            if self._path(nodeid, ".json").exists():
+                return True  # it published, then let go: the next turn reads the outcome
+            # Nobody holds it and nothing was published: the claimer died. Remove this claim
+            # (and not a fresh one another waiter made meanwhile).
+            with contextlib.suppress(FileNotFoundError):
+                if os.stat(claim).st_ino == os.fstat(fd).st_ino:
+                    claim.unlink()
             return False
-        except PermissionError:
-            return True
-        return True
+        finally:
+            os.close(fd)
 
     def _read_outcome(self, nodeid: str) -> dict[str, Any] | None:
         try:
@@ -187,3 +216,4 @@ class CasePipeline:
                 if future.cancelled():  # never started: let another worker take it at once
                     with contextlib.suppress(FileNotFoundError):
                         self._path(nodeid, ".claim").unlink()
+                self._release(nodeid)

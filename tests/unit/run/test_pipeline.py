@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import collections
+import fcntl
 import hashlib
 import json
 import os
 import subprocess
+import sys
 import threading
 import time
 from collections.abc import Callable, Iterable, Mapping
@@ -218,7 +220,10 @@ def test_a_live_claim_is_waited_for(tmp_path: Path, png: bytes, cases: list[tupl
     exchange = tmp_path / "exchange"
     exchange.mkdir()
     nodeid, case = cases[0]
-    claim_path(exchange, nodeid).write_text(str(os.getpid()))  # another worker (alive) is on it
+    claim = claim_path(exchange, nodeid)
+    claim.write_text("4242")
+    holder = os.open(claim, os.O_RDONLY)  # another worker (alive) holds the claim's lock
+    fcntl.flock(holder, fcntl.LOCK_EX)
     published = {"uid": case.uid, "model": "fake:sleepy", "artifacts": [], "error": "from the other worker", "usage": {}}
 
     def publish() -> None:
@@ -234,7 +239,46 @@ def test_a_live_claim_is_waited_for(tmp_path: Path, png: bytes, cases: list[tupl
     assert time.perf_counter() - started >= 0.2
     other.join(5)
     pipeline.close()
+    os.close(holder)
     assert model.calls == {"case-1": 1}  # never evaluated case-0 itself
+
+
+CLAIMER = """
+import fcntl, os, sys, time
+fd = os.open(sys.argv[1], os.O_RDWR | os.O_CREAT)
+fcntl.flock(fd, fcntl.LOCK_EX)
+os.write(fd, str(os.getpid()).encode())
+print("claimed", flush=True)
+time.sleep(600)
+"""
+
+
+def test_a_claim_of_a_killed_worker_is_taken_over_while_it_is_a_zombie(
+    tmp_path: Path, png: bytes, cases: list[tuple[str, CaseSpec]]
+) -> None:
+    exchange = tmp_path / "exchange"
+    exchange.mkdir()
+    nodeid, case = cases[0]
+    claimer = subprocess.Popen(
+        [sys.executable, "-c", CLAIMER, str(claim_path(exchange, nodeid))], stdout=subprocess.PIPE, text=True
+    )
+    assert claimer.stdout is not None and claimer.stdout.readline().strip() == "claimed"
+    claimer.kill()  # kill -9, and not reaped: the process stays a zombie that os.kill(pid, 0) still finds
+    time.sleep(0.2)
+    assert Path(f"/proc/{claimer.pid}/stat").read_text().split(") ")[1].startswith("Z")
+    model = SleepyModel(png, delay=0.0)
+    pipeline = CasePipeline(environment(model, tmp_path), cases[:1], 1, exchange)
+    result: dict[str, Any] = {}
+    waiter = threading.Thread(target=lambda: result.update(outcome=pipeline.outcome_for(nodeid, case)), daemon=True)
+    waiter.start()
+    waiter.join(10)
+    try:
+        assert not waiter.is_alive(), "still waiting on a dead worker's claim"
+        check_outcome(result["outcome"], case, tmp_path, png)
+        assert model.calls == {"case-0": 1}
+    finally:
+        pipeline.close()
+        claimer.wait()
 
 
 def test_close_leaves_no_claim_without_an_outcome(tmp_path: Path, png: bytes, cases: list[tuple[str, CaseSpec]]) -> None:
