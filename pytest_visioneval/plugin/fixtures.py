@@ -23,7 +23,7 @@ from .call_options import call_layer_key
 from .ci_options import ci_settings_key
 from .options import Settings, settings_key
 from .records import record_for
-from .run_id import run_id_key
+from .run_id import run_id_key, session_token_key
 
 
 @pytest.fixture(scope="session")
@@ -112,7 +112,8 @@ def visioneval_pipeline(request: pytest.FixtureRequest, visioneval_settings: Set
     ]
     exchange = None
     if hasattr(config, "workerinput") and concurrency is not None:
-        exchange = store.root / store.run_id / ".exchange"
+        # This session's own: a run reusing the run id later never reads these outcomes.
+        exchange = store.root / store.run_id / ".exchange" / config.stash[session_token_key]
     pipeline = CasePipeline(env, ahead, concurrency, exchange)
     yield pipeline
     pipeline.close()

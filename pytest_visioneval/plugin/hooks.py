@@ -15,7 +15,17 @@ from .collect_errors import CaseFileErrorTolerance
 from .items import CaseFile, CaseItem, is_case_file
 from .options import add_options, build_settings, settings_key
 from .records import record_for
-from .run_id import WORKERINPUT_KEY, resolve_run_id, run_id_key
+from .run_id import (
+    TOKEN_WORKERINPUT_KEY,
+    WORKERINPUT_KEY,
+    lock_run_folder,
+    resolve_run_id,
+    resolve_session_token,
+    run_id_key,
+    run_lock_key,
+    session_token_key,
+    unlock_run_folder,
+)
 from .session import EvalSession
 from .shard import in_shard
 
@@ -34,6 +44,11 @@ def pytest_configure(config: pytest.Config) -> None:
     ci = build_ci_settings(config)
     config.stash[ci_settings_key] = ci
     config.stash[run_id_key] = resolve_run_id(config, settings.run_id)
+    config.stash[session_token_key] = resolve_session_token(config)
+    if not hasattr(config, "workerinput") and not _only_collecting(config):
+        config.stash[run_lock_key] = lock_run_folder(
+            Path(settings.output_dir) / config.stash[run_id_key], config.stash[run_id_key]
+        )
     layer = CallLayer(build_call_settings(config, settings, Path(settings.output_dir) / config.stash[run_id_key]))
     config.stash[call_layer_key] = layer
     config.stash[settings_key] = settings = with_call_layer(settings, layer)
@@ -49,12 +64,21 @@ def pytest_unconfigure(config: pytest.Config) -> None:
     layer = config.stash.get(call_layer_key, None)
     if layer is not None:
         layer.close()
+    lock = config.stash.get(run_lock_key, None)
+    if lock is not None:
+        unlock_run_folder(lock)
+
+
+def _only_collecting(config: pytest.Config) -> bool:
+    """``--collect-only``, ``--fixtures`` and the like write no outputs: they need no run folder."""
+    return bool(config.option.collectonly or getattr(config.option, "showfixtures", False) or config.option.help)
 
 
 @pytest.hookimpl(optionalhook=True)
 def pytest_configure_node(node: Any) -> None:
     """xdist: every worker writes into the controller's run folder."""
     node.workerinput[WORKERINPUT_KEY] = node.config.stash[run_id_key]
+    node.workerinput[TOKEN_WORKERINPUT_KEY] = node.config.stash[session_token_key]
 
 
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> CaseFile | None:
