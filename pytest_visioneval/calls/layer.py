@@ -152,9 +152,15 @@ class CallLayer:
         def attempt() -> CallResult:
             with self.limit.slot():
                 started = time.perf_counter()
-                result = run()
-                usage.add_seconds(kind, time.perf_counter() - started)
-                return result
+                try:
+                    return run()
+                except BaseException:
+                    # The request was made all the same (a failed status, a timeout, a reply rejected
+                    # while parsing): count it, so the usage matches what the server saw.
+                    usage.failed_request(kind)
+                    raise
+                finally:
+                    usage.add_seconds(kind, time.perf_counter() - started)
 
         def before_sleep(state: RetryCallState) -> None:
             usage.retried(kind)

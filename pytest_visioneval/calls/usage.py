@@ -21,7 +21,7 @@ from typing import Any
 
 import yaml
 
-_COUNTS = ("calls", "cached", "retries", "input_tokens", "output_tokens", "images")
+_COUNTS = ("calls", "failed", "cached", "retries", "input_tokens", "output_tokens", "images")
 # Token counts under the names the APIs use: Chat Completions, then Responses and Images.
 _INPUT_KEYS = ("prompt_tokens", "input_tokens")
 _OUTPUT_KEYS = ("completion_tokens", "output_tokens")
@@ -102,6 +102,13 @@ class CaseUsage:
                     entry["unpriced"].append(model)
             else:
                 entry["cost"] += cost
+
+    def failed_request(self, kind: str) -> None:
+        """A request that brought no usable reply (an error status, a timeout, a rejected reply): still a call."""
+        with self._lock:
+            entry = self._kind(kind)
+            entry["calls"] += 1
+            entry["failed"] += 1
 
     def retried(self, kind: str) -> None:
         with self._lock:

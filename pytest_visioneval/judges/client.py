@@ -50,6 +50,18 @@ class JudgeReply:
     usage: dict[str, Any] = field(default_factory=dict)
 
 
+# A rejected reply is shown back to the judge cut to this many characters: a huge reply must not
+# make every re-ask as large again (a 50 MB reply made a 105 MB request).
+REJECTED_EXCERPT_CHARS = 2000
+
+
+def rejected_excerpt(text: str) -> str:
+    """The start of a rejected reply, with its length when cut."""
+    if len(text) <= REJECTED_EXCERPT_CHARS:
+        return text
+    return f"{text[:REJECTED_EXCERPT_CHARS]}\n[... cut: the reply was {len(text):,} characters long]"
+
+
 class JudgeClient:
     def __init__(
         self,
@@ -93,7 +105,7 @@ class JudgeClient:
                 problems.append(f"attempt {attempt}: {exc}")
                 # Show the judge its reply and what was wrong with it, then ask again.
                 messages += [
-                    {"role": "assistant", "content": text or ""},
+                    {"role": "assistant", "content": rejected_excerpt(text or "")},
                     {"role": "user", "content": f"That reply was rejected: {exc}. Answer again with only the JSON object."},
                 ]
         excerpt = (text or "")[:200]

@@ -89,7 +89,7 @@ def usage_lines(usage: Mapping[str, Any]) -> list[str]:
     for kind, v in [*usage["kinds"].items(), ("total", usage["total"])]:
         cost = f"${v['cost']:.4f}" if not v["unpriced"] else f"${v['cost']:.4f} + unpriced ({', '.join(v['unpriced'])})"
         lines.append(
-            f"  {kind}: {v['calls']} calls, {v['cached']} cached, {v['retries']} retries; "
+            f"  {kind}: {v['calls']} calls ({v.get('failed', 0)} failed), {v['cached']} cached, {v['retries']} retries; "
             f"{v['input_tokens']} input / {v['output_tokens']} output tokens, {v['images']} images; "
             f"{v['seconds']:.1f} s in requests; cost {cost}"
         )

@@ -113,6 +113,9 @@ def check_accounting(pytester: pytest.Pytester, server: FakeOpenAIServer, count:
     suite = read_json(pytester.path / "results.json")["aggregates"]["suites"]["calls"]
     assert (suite["cases"], suite["passed"], suite["errors"]) == (count, statuses.count("passed"), statuses.count("error"))
     assert suite["pass_rate"] == pytest.approx(statuses.count("passed") / count)  # errors are in the denominator
+    # The usage counts every request the server saw: failed attempts and re-asks too.
+    usage = read_json(pytester.path / "results.json")["usage"]["total"]
+    assert usage["calls"] == len(server.requests), (usage, len(server.requests))
     answered = paid(server)
     for n, record in by_case.items():
         if record["status"] == "passed":

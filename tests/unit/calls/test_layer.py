@@ -117,7 +117,8 @@ def test_retryable_statuses_are_retried(server: FakeOpenAIServer, status: int) -
     assert result.value == "{}"
     assert len(server.requests) == 2
     model = usage.as_dict()["model"]
-    assert (model["calls"], model["retries"], model["cached"]) == (1, 1, 0)
+    # every request the server saw is a call: the failed one too
+    assert (model["calls"], model["failed"], model["retries"], model["cached"]) == (2, 1, 1, 0)
 
 
 @pytest.mark.parametrize(
@@ -135,7 +136,8 @@ def test_other_statuses_are_not_retried(server: FakeOpenAIServer, status: int, e
     with usage_scope() as usage, pytest.raises(error):
         call(layer(max_attempts=5), chat(client_for(server)))
     assert len(server.requests) == 1
-    assert usage.as_dict() == {}  # nothing booked for a call that never succeeded
+    model = usage.as_dict()["model"]  # the request was made: it counts, with no tokens
+    assert (model["calls"], model["failed"], model["retries"], model["input_tokens"]) == (1, 1, 0, 0)
 
 
 def test_429_waits_as_long_as_retry_after_asks(server: FakeOpenAIServer) -> None:
@@ -179,7 +181,7 @@ def test_5xx_beyond_max_attempts_propagate(server: FakeOpenAIServer) -> None:
         call(layer(max_attempts=3), chat(client_for(server)))
     assert len(server.requests) == 3
     assert usage.as_dict()["model"]["retries"] == 2
-    assert usage.as_dict()["model"]["calls"] == 0
+    assert usage.as_dict()["model"]["calls"] == usage.as_dict()["model"]["failed"] == 3  # as many as the server saw
 
 
 def test_attempts_of_the_adapter_override_the_settings(server: FakeOpenAIServer) -> None:

@@ -141,6 +141,7 @@ def test_cached_calls_count_apart_and_cost_nothing(prices: Prices) -> None:
     entry = book.as_dict()["model"]
     assert entry == {
         "calls": 0,
+        "failed": 0,
         "cached": 2,
         "retries": 0,
         "input_tokens": 0,

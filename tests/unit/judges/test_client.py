@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 
 import pytest
 
+from pytest_visioneval.calls.usage import usage_scope
 from pytest_visioneval.errors import GraderError, JudgeOutputError
 from pytest_visioneval.graders import GradeContext
 from pytest_visioneval.judges import JudgeRequest, TextPart
@@ -45,6 +47,22 @@ def test_bad_reply_is_asked_again_with_the_reason(server: FakeOpenAIServer, judg
     second = server.requests[1].json["messages"]
     assert second[2] == {"role": "assistant", "content": '{"score": 4'}
     assert "That reply was rejected: not valid JSON" in second[3]["content"]
+
+
+def test_a_huge_rejected_reply_goes_back_cut_and_every_ask_is_counted(
+    server: FakeOpenAIServer, judge_context: Callable[..., GradeContext]
+) -> None:
+    huge = "x" * 5_000_000
+    server.queue_replies(huge, '{"score": 3}')
+    (judge,) = judge_context(reply_retries=1).judges
+    with usage_scope() as usage:
+        assert judge.ask(REQUEST).data == {"score": 3}
+    first, second = server.requests
+    shown = second.json["messages"][2]["content"]
+    assert shown.startswith("x" * 2000) and shown.endswith("[... cut: the reply was 5,000,000 characters long]")
+    assert len(json.dumps(second.json)) < len(json.dumps(first.json)) + 10_000  # not the 5 MB reply again
+    judge_usage = usage.as_dict()["judge"]
+    assert (judge_usage["calls"], judge_usage["failed"]) == (2, 1) and len(server.requests) == 2
 
 
 def test_reply_that_never_parses_is_an_error(server: FakeOpenAIServer, judge_context: Callable[..., GradeContext]) -> None:
