@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
+import json
 import random
 import time
 from collections.abc import Callable, Iterator, Mapping
@@ -65,6 +66,37 @@ def endpoint_label(base_url: str) -> str:
     if parts.port:
         host = f"{host}:{parts.port}"
     return urlunsplit((parts.scheme, host, parts.path.rstrip("/"), "", ""))
+
+
+class UnreadableReply(Exception):
+    """The endpoint answered (status 200) with something that is not the API's reply: a web page, broken JSON."""
+
+
+_EXCERPT = 160
+
+
+def _excerpt(text: str) -> str:
+    flat = " ".join(str(text).split())
+    return repr(flat if len(flat) <= _EXCERPT else flat[:_EXCERPT] + "...")
+
+
+@contextlib.contextmanager
+def readable_reply() -> Iterator[None]:
+    """Around an SDK call: an answer that is not JSON becomes an :class:`UnreadableReply` that quotes it."""
+    try:
+        yield
+    except json.JSONDecodeError as exc:
+        raise UnreadableReply(f"the endpoint's answer is not JSON ({exc.msg}): {_excerpt(exc.doc)}") from None
+
+
+def api_reply(response: Any, what: str, attribute: str) -> Any:
+    """``response`` when it is the SDK's parsed reply (it has ``attribute``); else an :class:`UnreadableReply`."""
+    if isinstance(response, (str, bytes)):
+        text = response.decode("utf-8", "replace") if isinstance(response, bytes) else response
+        raise UnreadableReply(f"the endpoint answered with text, not {what}: {_excerpt(text)}")
+    if not hasattr(response, attribute):
+        raise UnreadableReply(f"the endpoint's answer is not {what}: {_excerpt(repr(response))}")
+    return response
 
 
 def is_retryable(exc: BaseException) -> bool:

@@ -21,7 +21,17 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     import openai
 
-from ..calls.layer import DEFAULT_BASE_URL, DIRECT, CallLayer, CallResult, endpoint_label, is_retryable
+from ..calls.layer import (
+    DEFAULT_BASE_URL,
+    DIRECT,
+    CallLayer,
+    CallResult,
+    UnreadableReply,
+    api_reply,
+    endpoint_label,
+    is_retryable,
+    readable_reply,
+)
 from ..errors import GraderError, JudgeOutputError
 from .content import DEFAULT_MAX_IMAGES, DEFAULT_MAX_SIDE, JudgeRequest, chat_content
 from .parse import ReplyRejected, parse_reply
@@ -131,7 +141,8 @@ class JudgeClient:
             kwargs["temperature"] = self.settings.temperature
 
         def run() -> CallResult:
-            response = self.client.chat.completions.create(**kwargs)
+            with readable_reply():
+                response = api_reply(self.client.chat.completions.create(**kwargs), "a chat completion", "choices")
             text = response.choices[0].message.content if response.choices else None
             try:
                 data = parse_reply(text, request.schema)
@@ -145,6 +156,8 @@ class JudgeClient:
         material = {"endpoint": "chat.completions", "base_url": self.endpoint, **kwargs}
         try:
             result = self.calls.call("judge", self.name, material, run, repeat=repeat, attempts=attempts)
+        except UnreadableReply as exc:
+            raise GraderError(f"judge {self.name}: {exc}") from exc
         except Exception as exc:
             sdk = sys.modules.get("openai")  # loaded if the SDK raised
             if sdk is None or not isinstance(exc, sdk.OpenAIError):

@@ -30,7 +30,17 @@ if TYPE_CHECKING:
 
 from ..artifacts import Artifact, ModelOutput, mime_for
 from ..calls.cache import digest
-from ..calls.layer import DEFAULT_BASE_URL, DIRECT, CallLayer, CallResult, endpoint_label, is_retryable
+from ..calls.layer import (
+    DEFAULT_BASE_URL,
+    DIRECT,
+    CallLayer,
+    CallResult,
+    UnreadableReply,
+    api_reply,
+    endpoint_label,
+    is_retryable,
+    readable_reply,
+)
 from ..cases.spec import CaseSpec
 from ..errors import ModelError
 from .base import ModelSettings
@@ -105,6 +115,8 @@ class OpenAIModel:
                 return self._edit_image(case, params)
             if case.task == "html_generation":
                 return self._generate_text(case, params)
+        except UnreadableReply as exc:
+            raise ModelError(f"{self.name}: {exc}") from exc
         except Exception as exc:
             error = self._api_error(exc)
             if error is None:
@@ -135,7 +147,9 @@ class OpenAIModel:
     def _generate_image(self, case: CaseSpec, params: Mapping[str, Any]) -> ModelOutput:
         def run() -> CallResult:
             call = self.client.images.generate
-            return self._image_result(call(model=self.model, prompt=case.prompt or "", **_split_params(call, params)))
+            with readable_reply():
+                response = call(model=self.model, prompt=case.prompt or "", **_split_params(call, params))
+            return self._image_result(response)
 
         key = {"prompt": case.prompt or "", "params": dict(params)}
         value = self._call("images.generate", key, run)
@@ -151,7 +165,9 @@ class OpenAIModel:
             if mask is not None:
                 kwargs["mask"] = mask
             image = images[0] if len(images) == 1 else images
-            return self._image_result(call(model=self.model, prompt=case.prompt or "", image=image, **kwargs))
+            with readable_reply():
+                response = call(model=self.model, prompt=case.prompt or "", image=image, **kwargs)
+            return self._image_result(response)
 
         key = {
             "prompt": case.prompt or "",
@@ -164,7 +180,7 @@ class OpenAIModel:
 
     def _image_result(self, response: Any) -> CallResult:
         """Check the reply inside the call, so a bad one is an error and never cached."""
-        artifacts = self._images_from(response)
+        artifacts = self._images_from(api_reply(response, "an images reply", "data"))
         usage = {**_usage(response), "images": len(artifacts)}
         value = {"images": [{"name": a.name, "b64": base64.b64encode(a.data).decode()} for a in artifacts], "usage": usage}
         return CallResult(value, usage)
@@ -205,12 +221,15 @@ class OpenAIModel:
 
         def run() -> CallResult:
             call = self.client.responses.create if self.api == "responses" else self.client.chat.completions.create
-            return self._text_result(call(model=self.model, **request, **_split_params(call, params)))
+            with readable_reply():
+                response = call(model=self.model, **request, **_split_params(call, params))
+            return self._text_result(response)
 
         value = self._call(endpoint, {**request, "params": dict(params)}, run)
         return ModelOutput((Artifact("reply.md", value["text"].encode("utf-8")),), params=dict(params), usage=value["usage"])
 
     def _text_result(self, response: Any) -> CallResult:
+        response = api_reply(response, "a text reply", "output_text" if self.api == "responses" else "choices")
         if self.api == "responses":
             text = response.output_text
         else:

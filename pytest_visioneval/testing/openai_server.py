@@ -95,6 +95,8 @@ class FakeOpenAIServer:
         self._scripted: deque[str] = deque()
         self.image_factory: Callable[[RecordedRequest], bytes] = self._image_for
         self.image_as_url = False
+        # A hostile endpoint: (content type, body) sent with status 200 instead of the API's JSON, or None.
+        self.raw_reply: Callable[[RecordedRequest], tuple[str, bytes] | None] | None = None
         self.requests: list[RecordedRequest] = []
         self.in_flight = 0
         self.max_in_flight = 0
@@ -155,8 +157,9 @@ class FakeOpenAIServer:
             return Counter(r.path for r in self.requests)
 
     def reset(self) -> None:
-        """Forget recorded requests, counters, scripted replies, pending faults and truncation."""
+        """Forget recorded requests, counters, scripted replies, pending faults, truncation and raw replies."""
         with self._lock:
+            self.raw_reply = None
             self.requests.clear()
             self._scripted.clear()
             self._faults.clear()
@@ -321,13 +324,16 @@ class FakeOpenAIServer:
                     status, retry_after = fault
                     payload: dict[str, Any] = {"error": {"message": f"injected fault {status}", "type": "server_error"}}
                     return status, payload, {"retry-after": retry_after} if retry_after else {}
+                raw = server.raw_reply(request) if server.raw_reply is not None else None
+                if raw is not None:
+                    return 200, {"raw": raw}, {}
                 status, payload = server._reply(request)
                 return status, payload, {}
 
             def _send(self, status: int, payload: dict[str, Any], headers: dict[str, str]) -> None:
-                data = json.dumps(payload).encode()
+                content_type, data = payload["raw"] if "raw" in payload else ("application/json", json.dumps(payload).encode())
                 self.send_response(status)
-                self.send_header("content-type", "application/json")
+                self.send_header("content-type", content_type)
                 self.send_header("content-length", str(len(data)))
                 for key, value in headers.items():
                     self.send_header(key, value)

@@ -102,3 +102,25 @@ def test_no_key_is_a_clear_error(
     monkeypatch.delenv("OPENAI_API_KEY")
     with pytest.raises(GraderError, match="no API key for the judge: set the environment variable OPENAI_API_KEY"):
         judge_context()
+
+
+@pytest.mark.parametrize(
+    ("content_type", "body", "message"),
+    [
+        (
+            "text/html",
+            b"<html>Gateway login</html>",
+            "the endpoint answered with text, not a chat completion: '<html>Gateway login</html>'",
+        ),
+        ("application/json", b"oops", "the endpoint's answer is not JSON (Expecting value): 'oops'"),
+    ],
+)
+def test_a_hostile_answer_is_a_worded_error_of_the_case(
+    server: FakeOpenAIServer, judge_context: Callable[..., GradeContext], content_type: str, body: bytes, message: str
+) -> None:
+    server.raw_reply = lambda request: (content_type, body)
+    (judge,) = judge_context().judges
+    with usage_scope() as usage, pytest.raises(GraderError) as info:
+        judge.ask(REQUEST)
+    assert str(info.value) == f"judge openai:judge-0: {message}"
+    assert usage.as_dict()["judge"]["calls"] == len(server.requests) == 1

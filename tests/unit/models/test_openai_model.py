@@ -38,6 +38,7 @@ def srv(shared_server: FakeOpenAIServer) -> Iterator[FakeOpenAIServer]:
     shared_server.requests.clear()
     yield shared_server
     shared_server.image_factory, shared_server.image_as_url, shared_server.text_reply = saved
+    shared_server.raw_reply = None
     shared_server.requests.clear()
 
 
@@ -281,3 +282,26 @@ def test_unknown_task(srv: FakeOpenAIServer, make_case: Callable[..., CaseSpec])
     with pytest.raises(ModelError, match="cannot run task 'video'"):
         model(srv).generate(make_case(task="video"), {})
     assert srv.requests == []
+
+
+@pytest.mark.parametrize(
+    ("content_type", "body", "message"),
+    [
+        (
+            "text/html",
+            b"<html><body>Sign in to the proxy</body></html>",
+            "the endpoint answered with text, not an images reply: ",
+        ),
+        ("application/json", b"<<not json>>", "the endpoint's answer is not JSON (Expecting value): '<<not json>>'"),
+        ("application/json", b"[1, 2]", "the endpoint's answer is not an images reply: '[1, 2]'"),
+    ],
+    ids=["html-page", "not-json", "json-but-not-a-reply"],
+)
+def test_a_hostile_answer_is_a_worded_model_error(
+    srv: FakeOpenAIServer, make_case: Callable[..., CaseSpec], content_type: str, body: bytes, message: str
+) -> None:
+    srv.raw_reply = lambda request: (content_type, body)
+    with pytest.raises(ModelError) as info:
+        model(srv).generate(make_case(), {})
+    assert str(info.value).startswith(f"openai:gpt-image-1: {message}")
+    assert "internal error" not in str(info.value) and "AttributeError" not in str(info.value)
