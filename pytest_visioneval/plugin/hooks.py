@@ -104,3 +104,14 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 def pytest_runtest_setup(item: pytest.Item) -> None:
     if isinstance(item, CaseItem):
         record_for(item)  # a case that errors before grading is still reported as itself
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_report_teststatus(report: pytest.TestReport, config: pytest.Config) -> tuple[str, str, str] | None:
+    """A case whose xdist worker crashed could not be evaluated: an ERROR, as in JUnit and the results, not a FAILURE."""
+    if report.when != "???" or not report.failed:
+        return None
+    path, sep, _ = report.nodeid.partition("::")
+    if sep and is_case_file(Path(path), config.stash[settings_key].case_globs):
+        return "error", "E", "ERROR"
+    return None

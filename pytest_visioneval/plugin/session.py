@@ -46,6 +46,18 @@ class EvalSession:
         self.mutation: dict[str, Any] = {}
         self.verdict: Verdict | None = None
         self.collection_errors = 0
+        self.expected: list[str] = []  # node ids of the case items meant to run (after -k, -m, shards)
+        self.incomplete: dict[str, Any] | None = None
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_collection_modifyitems(self, items: list[pytest.Item]) -> None:
+        self.expected = [item.nodeid for item in items if getattr(item, "case", None) is not None]
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_xdist_node_collection_finished(self, node: Any, ids: list[str]) -> None:
+        # Under xdist only the workers collect; every worker collects the same ids.
+        if not self.expected:
+            self.expected = [i for i in ids if _identity_from_nodeid(i, self.settings.case_globs) is not None]
 
     def pytest_collectreport(self, report: pytest.CollectReport) -> None:
         if report.failed:
@@ -101,11 +113,24 @@ class EvalSession:
                 only_suites_in_after=True,
             )
         regressed = [describe(d) for d in regressions(self.deltas)]
-        self.verdict = decide(int(session.exitstatus), results, self.aggregates["overall"], self.collection_errors, regressed)
+        self.incomplete = self._incompleteness(session, int(exitstatus))
+        why = None
+        if self.incomplete is not None:
+            why = f"{self.incomplete['reason']}; {len(self.incomplete['not_run'])} of {len(self.expected)} case(s) did not run"
+        self.verdict = decide(
+            int(session.exitstatus), results, self.aggregates["overall"], self.collection_errors, regressed, why
+        )
         session.exitstatus = self.verdict.exit_status
         if self.settings.results_path is not None or self.ci.report is not None:
             document = results_json.build(
-                self.run_info(), records, self.aggregates, self.verdict, self.benchmarks, self.usage, self.mutation
+                self.run_info(),
+                records,
+                self.aggregates,
+                self.verdict,
+                self.benchmarks,
+                self.usage,
+                self.mutation,
+                self.incomplete,
             )
             if self.settings.results_path is not None:
                 results_json.write(self.settings.results_path, document)
@@ -113,6 +138,21 @@ class EvalSession:
                 from ..report.html_report import write_html_report
 
                 write_html_report(document, self.ci.report)
+
+    def _incompleteness(self, session: pytest.Session, exitstatus: int) -> dict[str, Any] | None:
+        """Why the run did not run every case it collected, and which it did not run (None when it ran them all)."""
+        not_run = [nodeid for nodeid in self.expected if nodeid not in self.records]
+        if exitstatus == pytest.ExitCode.INTERRUPTED:
+            reason = "interrupted (Ctrl-C or a signal)"
+        elif session.shouldstop:
+            reason = f"stopped early: {session.shouldstop}"
+        elif session.shouldfail:
+            reason = f"stopped early: {session.shouldfail}"
+        elif not_run:
+            reason = "some collected cases reported nothing"
+        else:
+            return None
+        return {"reason": reason, "not_run": not_run}
 
     def run_info(self) -> results_json.RunInfo:
         return results_json.RunInfo(
@@ -131,6 +171,9 @@ class EvalSession:
         if not self.records and not self.verdict.thresholds:
             return
         terminalreporter.section("visioneval scores")
+        if self.incomplete is not None:
+            for line in terminal.incomplete_lines(self.incomplete, len(self.expected)):
+                terminalreporter.write_line(line, red=True)
         for line in terminal.render(self.aggregates, self.verdict, with_verdict=False):
             terminalreporter.write_line(line)
         if self.usage.get("kinds"):

@@ -67,6 +67,7 @@ def build(
     benchmarks: dict[str, Any] | None = None,
     usage: dict[str, Any] | None = None,
     mutation: dict[str, Any] | None = None,
+    incomplete: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     document = {
         "schema": SCHEMA_NAME,
@@ -91,6 +92,9 @@ def build(
         "thresholds": [t.as_dict() for t in verdict.thresholds],
         "exit": {"status": verdict.exit_status, "reasons": list(verdict.reasons)},
     }
+    document["complete"] = incomplete is None
+    if incomplete is not None:
+        document["incomplete"] = incomplete
     if mutation and mutation.get("suites"):
         document["mutation"] = mutation
     return document

@@ -123,6 +123,18 @@ def _score(stats: Mapping[str, Any] | None) -> str:
     return "-" if not stats else f"{stats['mean']:.4g} (n={stats['n']})"
 
 
+def incomplete_lines(incomplete: Mapping[str, Any], expected: int, shown: int = 5) -> list[str]:
+    """A run that did not run all its cases says so first: its numbers are over the cases that ran."""
+    not_run = incomplete["not_run"]
+    lines = [f"INCOMPLETE run: {incomplete['reason']}; {len(not_run)} of {expected} case(s) did not run"]
+    if not_run:
+        lines.append(
+            "  not run: " + ", ".join(not_run[:shown]) + (f" (+{len(not_run) - shown} more)" if len(not_run) > shown else "")
+        )
+    lines.append("  the scores below are over the cases that ran; the results JSON lists every case not run")
+    return lines
+
+
 def verdict_line(verdict: Verdict) -> str:
     if verdict.exit_status == 0:
         n = len(verdict.thresholds)

@@ -24,6 +24,7 @@ def decide(
     counts: dict[str, int],
     collection_errors: int = 0,
     regressions: list[str] | None = None,
+    incomplete: str | None = None,
 ) -> Verdict:
     """Combine pytest's own status with the thresholds.
 
@@ -32,6 +33,8 @@ def decide(
     non-zero statuses are kept as they are.
     """
     reasons: list[str] = []
+    if incomplete:
+        reasons.append(f"INCOMPLETE run: {incomplete}")
     if collection_errors:
         reasons.append(f"{collection_errors} file(s) failed to collect")
     if counts.get("failed"):

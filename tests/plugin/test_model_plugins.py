@@ -84,3 +84,5 @@ def test_a_worker_crash_is_counted_as_an_error(pytester: pytest.Pytester, instal
     assert "crashed" in cases["plug/crash"]["error"]
     assert read_json(pytester.path / "r.json")["aggregates"]["overall"]["errors"] == 1
     assert result.ret == pytest.ExitCode.TESTS_FAILED
+    # pytest's own summary agrees with the results and JUnit: an error, not a failure
+    result.stdout.fnmatch_lines(["*= 2 failed, 1 error in *"])  # the two others fail their gates (navy is not the reference)
