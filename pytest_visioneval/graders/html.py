@@ -18,17 +18,28 @@ Gates:
 * ``required_text`` - each string of ``required_text`` is in the visible text,
   ignoring case and runs of whitespace.
 * ``required_selectors`` - each CSS selector of ``required_selectors`` matches.
-* ``img_files``  - with ``img_files: true``, every ``<img>`` src is a file the output
-  holds (a relative name, as the page's folder serves it) or a ``data:image/`` URI;
-  a remote URL or a file the model did not return fails, naming it.
+* ``img_files``  - with ``img_files: true``, every ``<img>`` src is an image file the
+  output holds (a relative name, as the page's folder serves it, that decodes as an
+  image or is an SVG) or a ``data:image/`` URI; a remote URL, a file the model did not
+  return, a file that is not an image, the page itself and the renderer's captures
+  (``screenshot-N.png``, ``fullpage.png``, ...) fail, naming it.
 
 Metrics: ``img_count`` and ``alt_coverage`` (share of ``<img>`` with a good
 alt; 1.0 for a page without images, in line with ``img_alt`` passing it).
 
-Visible text is the text of ``<body>`` content outside ``<head>``, ``<script>``,
-``<style>``, ``<template>`` and ``<noscript>``, plus the ``placeholder`` of form
-fields and the ``value`` of button-like ``<input>``. CSS is not applied, so text
-hidden with ``display: none`` still counts.
+What is judged: when the case is rendered (``render``), what rendered. The
+``<img>`` gates and ``required_selectors`` read the DOM after the page's scripts
+ran (``dom-snapshot.txt``), and ``required_text`` reads the text the renderer
+measured as visible (``render.json``: text under ``display: none``,
+``visibility: hidden`` or ``opacity: 0`` does not count); a page whose text could
+not be measured fails ``required_text``. ``parses`` always reads the page's source,
+because Chromium wraps anything, even prose, in ``<html><body>``.
+
+Without ``render``, the page's source: visible text is the text of ``<body>``
+content outside ``<head>``, ``<script>``, ``<style>``, ``<template>`` and
+``<noscript>``, plus the ``placeholder`` of form fields and the ``value`` of
+button-like ``<input>``. CSS is not applied, so text hidden with ``display: none``
+still counts.
 """
 
 from __future__ import annotations
@@ -43,6 +54,7 @@ from ..artifacts import Artifact
 from ..cases.spec import CaseSpec
 from ..errors import GraderError
 from .base import Gate, Grade, GradeContext, Metric
+from .rendered import DOM_NAME, OutputImages, latest, read_report
 
 # The elements of the WHATWG HTML standard (plus a few obsolete ones models
 # still write), for telling an HTML page from text that merely holds a tag.
@@ -100,26 +112,30 @@ class HtmlGrader:
         which = page.name if len(pages) == 1 else f"{page.name} (the first of {len(pages)} HTML artifacts)"
         from bs4 import BeautifulSoup
 
-        soup = BeautifulSoup(page.data, "html.parser")
-        parses = _parses(soup, which)
+        parses = _parses(BeautifulSoup(page.data, "html.parser"), which)
         if not parses.passed:
             return Grade(gates=(parses,))
+        dom = latest(artifacts, DOM_NAME) if case.render is not None else None
+        soup = BeautifulSoup(dom.data if dom is not None else page.data, "html.parser")
+        where = f"the rendered DOM of {page.name}" if dom is not None else which
+        in_dom = " in the rendered DOM" if dom is not None else ""
         imgs = soup.find_all("img")
         missing_alt = [(i, img) for i, img in enumerate(imgs, 1) if not str(img.get("alt") or "").strip()]
         gates = [parses]
         if {"img_count", "min_imgs", "max_imgs"} & self.options.keys():
-            gates.append(self._img_count(len(imgs)))
+            gates.append(self._img_count(len(imgs), in_dom))
         if self.options.get("require_alt", True):
             gates.append(_img_alt(imgs, missing_alt))
         if "required_text" in self.options:
-            gates.append(_required_text(soup, self.options["required_text"]))
+            wanted = self.options["required_text"]
+            gates.append(_rendered_text(artifacts, wanted) if dom is not None else _required_text(visible_text(soup), wanted))
         if "required_selectors" in self.options:
             gates.append(_required_selectors(soup, self.options["required_selectors"]))
         if self.options.get("img_files", False):
-            gates.append(_img_files(imgs, {a.name for a in artifacts}))
+            gates.append(_img_files(imgs, OutputImages(artifacts)))
         coverage = (len(imgs) - len(missing_alt)) / len(imgs) if imgs else 1.0
         metrics = (
-            Metric("img_count", len(imgs), f"{len(imgs)} <img> element(s) in {which}"),
+            Metric("img_count", len(imgs), f"{len(imgs)} <img> element(s) in {where}"),
             Metric(
                 "alt_coverage",
                 coverage,
@@ -128,17 +144,17 @@ class HtmlGrader:
         )
         return Grade(gates=tuple(gates), metrics=metrics)
 
-    def _img_count(self, n: int) -> Gate:
+    def _img_count(self, n: int, where: str = "") -> Gate:
         opts = self.options
         if "img_count" in opts:
-            return Gate("img_count", n == opts["img_count"], f"{n} <img> element(s), expected {opts['img_count']}")
+            return Gate("img_count", n == opts["img_count"], f"{n} <img> element(s){where}, expected {opts['img_count']}")
         low, high = opts.get("min_imgs"), opts.get("max_imgs")
         passed = (low is None or n >= low) and (high is None or n <= high)
         if low is not None and high is not None:
             want = f"{low} to {high}"
         else:
             want = f"at least {low}" if low is not None else f"at most {high}"
-        return Gate("img_count", passed, f"{n} <img> element(s), expected {want}")
+        return Gate("img_count", passed, f"{n} <img> element(s){where}, expected {want}")
 
 
 def _parses(soup: BeautifulSoup, which: str) -> Gate:
@@ -161,7 +177,7 @@ def _img_alt(imgs: list[Tag], missing: list[tuple[int, Tag]]) -> Gate:
     return Gate("img_alt", False, f"{len(missing)} of {len(imgs)} <img> lack a non-blank alt: {listed}")
 
 
-def _img_files(imgs: list[Tag], names: set[str]) -> Gate:
+def _img_files(imgs: list[Tag], outputs: OutputImages) -> Gate:
     from urllib.parse import unquote, urlsplit
 
     bad = []
@@ -170,9 +186,12 @@ def _img_files(imgs: list[Tag], names: set[str]) -> Gate:
         if src.lower().startswith("data:image/"):
             continue
         parts = urlsplit(src)
-        name = unquote(parts.path).removeprefix("./")
-        if not src or parts.scheme or parts.netloc or name not in names:
+        if not src or parts.scheme or parts.netloc:
             bad.append(_img_label(i, img) + (" (a remote URL)" if parts.scheme or parts.netloc else " (not in the output)"))
+            continue
+        problem = outputs.problem(unquote(parts.path).removeprefix("./"))
+        if problem is not None:
+            bad.append(f"{_img_label(i, img)} ({problem})")
     if bad:
         return Gate("img_files", False, f"{len(bad)} of {len(imgs)} <img> do not show a file of the output: " + ", ".join(bad))
     return Gate("img_files", True, f"all {len(imgs)} <img> show files of the output" if imgs else "no <img> elements")
@@ -185,12 +204,25 @@ def _img_label(position: int, img: Tag) -> str:
     return src if len(src) <= 80 else src[:77] + "..."  # data: URIs can be megabytes
 
 
-def _required_text(soup: BeautifulSoup, wanted: Sequence[str]) -> Gate:
-    text = _normalize(visible_text(soup))
+def _required_text(text: str, wanted: Sequence[str], where: str = "") -> Gate:
+    text = _normalize(text)
     missing = [s for s in wanted if _normalize(s) not in text]
     if missing:
-        return Gate("required_text", False, f"{len(missing)} of {len(wanted)} missing: " + ", ".join(map(repr, missing)))
-    return Gate("required_text", True, f"all {len(wanted)} present")
+        return Gate("required_text", False, f"{len(missing)} of {len(wanted)} missing{where}: " + ", ".join(map(repr, missing)))
+    return Gate("required_text", True, f"all {len(wanted)} present{where}")
+
+
+def _rendered_text(artifacts: Sequence[Artifact], wanted: Sequence[str]) -> Gate:
+    """``required_text`` against the text the renderer measured as visible (CSS applied)."""
+    try:
+        report = read_report(artifacts)
+    except ValueError as exc:
+        return Gate("required_text", False, f"the rendered text could not be read: {exc}")
+    text = report.get("visible_text") if report else None
+    if not isinstance(text, str):
+        why = (report or {}).get("measure_error") or "render.json holds no visible text"
+        return Gate("required_text", False, f"the rendered text could not be measured: {why}")
+    return _required_text(text, wanted, " from the rendered page's visible text")
 
 
 def _required_selectors(soup: BeautifulSoup, selectors: Sequence[str]) -> Gate:

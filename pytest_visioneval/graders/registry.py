@@ -35,6 +35,7 @@ BUILTIN_GRADERS: dict[str, str] = {
     "marked_score": "marked_score:MarkedScoreGrader",
     "checklist_points": "checklist_points:ChecklistPointsGrader",
     "render_check": "render_check:RenderCheckGrader",
+    "distinct_images": "distinct_images:DistinctImagesGrader",
 }
 
 

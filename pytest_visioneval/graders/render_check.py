@@ -10,6 +10,10 @@ Gates:
   screenshot are there (when not, nothing else is reported).
 * ``no_page_errors`` - at most ``max_page_errors`` (default 0) uncaught
   JavaScript exceptions while loading and capturing; the reason quotes them.
+* ``visible``        - (on unless ``visible: false``) the page is not hidden:
+  neither ``<html>`` nor ``<body>`` has ``display: none``, ``opacity: 0`` or
+  ``content-visibility: hidden``, and a ``<body>`` with ``visibility: hidden``
+  still shows some text or image (its children may set ``visible``).
 * ``not_blank``      - at least one capture shows something: at least
   ``min_content`` (default 0.00005, about 46 pixels of a 1280x720 capture) of
   its pixels differ from its background (its most common colour) by more
@@ -17,6 +21,19 @@ Gates:
   spread, because a small icon on a large white page is content, not a blank
   page. "At least one" capture, because a page may fade in, or show its
   content only after a delay.
+* ``imgs_loaded``    - (on unless ``imgs_loaded: false``) every ``<img>`` of the
+  rendered page loaded: ``complete`` with a ``naturalWidth`` above 0, measured
+  after the captures; the reason names each one that did not and why (no such
+  file, blocked, not decodable, still loading).
+* ``img_sources``    - (with ``img_sources: true``) every ``<img>`` shows an image
+  file of the model's output, by the URL the browser resolved: a file that
+  decodes as an image (or an SVG), not the page itself and not a capture the
+  renderer writes (``screenshot-N.png``, ``fullpage.png``, ...); ``data:image/``
+  URIs are fine.
+
+The last three read what the renderer measured in the page (``render.json``:
+``images``, ``visibility``, ``visible_text``); a page that could not be
+measured fails them, naming why.
 
 Metric ``blank_captures``: how many captures are blank (lower is better).
 Console errors and blocked requests are already the ``render.*`` metrics.
@@ -24,7 +41,6 @@ Console errors and blocked requests are already the ``render.*`` metrics.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
@@ -36,9 +52,10 @@ from ..cases.spec import CaseSpec
 from ..errors import GraderError
 from .base import Gate, Grade, GradeContext, Metric
 from .imaging import decode, rgb_array
+from .rendered import REPORT_NAME, OutputImages, read_report, screenshots
 
-REPORT_NAME = "render.json"
 _TOLERANCE = 16  # of 255: anti-aliasing and JPEG-like noise stay below it
+_LABEL = 80  # characters of an <img> src quoted in a reason
 
 
 class RenderCheckGrader:
@@ -48,12 +65,18 @@ class RenderCheckGrader:
         "properties": {
             "max_page_errors": {"type": "integer", "minimum": 0},
             "min_content": {"type": "number", "minimum": 0, "maximum": 1},
+            "visible": {"type": "boolean", "default": True},
+            "imgs_loaded": {"type": "boolean", "default": True},
+            "img_sources": {"type": "boolean", "default": False},
         },
     }
 
     def __init__(self, options: Mapping[str, Any]):
         self.max_page_errors: int = int(options.get("max_page_errors", 0))
         self.min_content: float = float(options.get("min_content", 0.00005))
+        self.visible: bool = bool(options.get("visible", True))
+        self.imgs_loaded: bool = bool(options.get("imgs_loaded", True))
+        self.img_sources: bool = bool(options.get("img_sources", False))
 
     @classmethod
     def check_case(cls, case: CaseSpec, options: Mapping[str, Any]) -> str | None:
@@ -64,23 +87,26 @@ class RenderCheckGrader:
         return None
 
     def grade(self, case: CaseSpec, artifacts: Sequence[Artifact], context: GradeContext | None = None) -> Grade:
-        report = next((a for a in artifacts if a.name == REPORT_NAME), None)
-        captures = [a for a in artifacts if a.kind == "image" and (a.name.startswith("screenshot-") or a.name == "fullpage.png")]
-        if report is None or not captures:
-            return Grade(gates=(Gate("captured", False, "the page was not rendered: no render.json or no screenshot"),))
         try:
-            page_errors = [str(e) for e in json.loads(report.data)["page_errors"]]
+            report = read_report(artifacts)
+            page_errors = [str(e) for e in report["page_errors"]] if report is not None else []
         except (ValueError, KeyError, TypeError) as exc:
             raise GraderError(f"render_check: cannot read {REPORT_NAME}: {exc}") from exc
+        captures = screenshots(artifacts, report)
+        if report is None or not captures:
+            return Grade(gates=(Gate("captured", False, "the page was not rendered: no render.json or no screenshot"),))
         shares = {a.name: content_share(a) for a in captures}
         blank = [name for name, share in shares.items() if share < self.min_content]
-        gates = (
-            Gate("captured", True, f"{len(captures)} capture(s): {', '.join(shares)}"),
-            self._page_errors(page_errors),
-            self._not_blank(shares, blank),
-        )
+        gates = [Gate("captured", True, f"{len(captures)} capture(s): {', '.join(shares)}"), self._page_errors(page_errors)]
+        if self.visible:
+            gates.append(visible_gate(report))
+        gates.append(self._not_blank(shares, blank))
+        if self.imgs_loaded:
+            gates.append(imgs_loaded_gate(report))
+        if self.img_sources:
+            gates.append(img_sources_gate(report, OutputImages(artifacts)))
         reason = f"blank: {', '.join(blank)}" if blank else "none blank"
-        return Grade(gates=gates, metrics=(Metric("blank_captures", len(blank), reason, higher_is_better=False),))
+        return Grade(gates=tuple(gates), metrics=(Metric("blank_captures", len(blank), reason, higher_is_better=False),))
 
     def _page_errors(self, errors: list[str]) -> Gate:
         passed = len(errors) <= self.max_page_errors
@@ -99,6 +125,128 @@ class RenderCheckGrader:
         return Gate(
             "not_blank", False, f"every capture is blank: {listed} of pixels off the background; need {self.min_content:.3%}"
         )
+
+
+def _not_measured(name: str, report: Mapping[str, Any]) -> Gate:
+    why = report.get("measure_error") or "render.json holds no measurement of the page"
+    return Gate(name, False, f"the rendered page could not be measured: {why}")
+
+
+def visible_gate(report: Mapping[str, Any]) -> Gate:
+    """The page is not hidden as a whole (by its <html> or <body> style)."""
+    styles = report.get("visibility")
+    if not isinstance(styles, dict) or not isinstance(styles.get("html"), dict):
+        return _not_measured("visible", report)
+    present = [(tag, styles[tag]) for tag in ("html", "body") if isinstance(styles.get(tag), dict)]
+    hidden = [f"<{tag}> has {rule}" for tag, style in present for rule in _hiding_rules(style)]
+    inner_tag, inner = present[-1]  # <body>, or <html> when the page has no body
+    text = str(report.get("visible_text") or "").strip()
+    shown = [i for i in report.get("images") or () if isinstance(i, dict) and i.get("visible")]
+    if not hidden and inner.get("visibility") != "visible" and not text and not shown:
+        hidden.append(f"<{inner_tag}> has visibility: {inner.get('visibility')} and nothing in it is visible")
+    if hidden:
+        return Gate("visible", False, "the page is hidden: " + "; ".join(hidden))
+    return Gate("visible", True, f"the page is shown: {len(text)} characters of visible text, {len(shown)} visible <img>")
+
+
+def _hiding_rules(style: Mapping[str, Any]) -> list[str]:
+    rules = []
+    if style.get("display") == "none":
+        rules.append("display: none")
+    if isinstance(style.get("opacity"), (int, float)) and style["opacity"] <= 0:
+        rules.append("opacity: 0")
+    if style.get("content_visibility") == "hidden":
+        rules.append("content-visibility: hidden")
+    return rules
+
+
+def _measured_images(report: Mapping[str, Any]) -> list[dict[str, Any]] | None:
+    images = report.get("images")
+    if not isinstance(images, list) or not all(isinstance(i, dict) for i in images):
+        return None
+    return images
+
+
+def _img_label(position: int, image: Mapping[str, Any]) -> str:
+    src = str(image.get("src") or "").strip()
+    if not src:
+        return f"<img> #{position} without src"
+    return src if len(src) <= _LABEL else src[: _LABEL - 3] + "..."
+
+
+def _unmeasured_images(name: str, report: Mapping[str, Any], images: list[dict[str, Any]]) -> Gate | None:
+    total = report.get("images_total", len(images))
+    if isinstance(total, int) and total > len(images):
+        return Gate(name, False, f"the page has {total} <img>; only the first {len(images)} were measured")
+    return None
+
+
+def imgs_loaded_gate(report: Mapping[str, Any]) -> Gate:
+    """Every <img> of the rendered page loaded (complete, naturalWidth > 0)."""
+    images = _measured_images(report)
+    if images is None:
+        return _not_measured("imgs_loaded", report)
+    blocked = {str(url) for url in report.get("blocked_requests") or ()}
+    missing = {str(name) for name in report.get("missing_files") or ()}
+    broken = []
+    for position, image in enumerate(images, 1):
+        if image.get("complete") and int(image.get("natural_width") or 0) > 0:
+            continue
+        broken.append(f"{_img_label(position, image)} ({_why_not_loaded(image, blocked, missing)})")
+    if broken:
+        return Gate("imgs_loaded", False, f"{len(broken)} of {len(images)} <img> did not load: " + ", ".join(broken))
+    too_many = _unmeasured_images("imgs_loaded", report, images)
+    if too_many is not None:
+        return too_many
+    return Gate("imgs_loaded", True, f"all {len(images)} <img> loaded" if images else "no <img> elements")
+
+
+def _why_not_loaded(image: Mapping[str, Any], blocked: set[str], missing: set[str]) -> str:
+    url = str(image.get("url") or "")
+    if not url:
+        return "no image to load"
+    if url in blocked or (image.get("file") is None and not url.startswith("data:")):
+        return "blocked: only files of the page's folder load"
+    if image.get("file") in missing:
+        return "the output has no such file"
+    if not image.get("complete"):
+        return "still loading when measured"
+    return "the browser could not decode it as an image"
+
+
+def img_sources_gate(report: Mapping[str, Any], outputs: OutputImages) -> Gate:
+    """Every <img> shows an image file of the output (or a data:image/ URI), by the URL the browser resolved."""
+    images = _measured_images(report)
+    if images is None:
+        return _not_measured("img_sources", report)
+    bad = []
+    for position, image in enumerate(images, 1):
+        problem = _source_problem(image, outputs)
+        if problem is not None:
+            bad.append(f"{_img_label(position, image)} ({problem})")
+    if bad:
+        return Gate(
+            "img_sources", False, f"{len(bad)} of {len(images)} <img> do not show an image of the output: " + ", ".join(bad)
+        )
+    too_many = _unmeasured_images("img_sources", report, images)
+    if too_many is not None:
+        return too_many
+    return Gate("img_sources", True, f"all {len(images)} <img> show images of the output" if images else "no <img> elements")
+
+
+def _source_problem(image: Mapping[str, Any], outputs: OutputImages) -> str | None:
+    url = str(image.get("url") or "")
+    if url.lower().startswith("data:image/"):
+        return None
+    if not url:
+        return "no source"
+    if url.lower().startswith("data:"):
+        return "a data: URI that is not an image"
+    file = image.get("file")
+    if not isinstance(file, str):
+        return "not a file of the page's folder"
+    problem = outputs.problem(file)
+    return None if problem is None else (problem if file == image.get("src") else f"{file}: {problem}")
 
 
 def content_share(artifact: Artifact) -> float:

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from ..artifacts import Artifact, ArtifactStore
 from ..cases.spec import CaseSpec
 from ..graders.base import Metric
+from ..graders.rendered import DOM_NAME, REPORT_NAME, capture_names
 from .extract import ExtractionError, extract_page
 from .render import PageRenderer, RenderOptions, RenderResult
 
@@ -72,11 +73,12 @@ def _page_if_needed(
 
 
 def _captures(result: RenderResult) -> tuple[Artifact, ...]:
-    shots = [Artifact(f"screenshot-{i}.png", data) for i, data in enumerate(result.screenshots, 1)]
-    if result.full_page is not None:
-        shots.append(Artifact("fullpage.png", result.full_page))
-    shots.append(Artifact("dom-snapshot.txt", result.dom.encode("utf-8"), "text/plain"))
-    shots.append(Artifact("render.json", json.dumps(result.report(), indent=2).encode("utf-8")))
+    # The names graders look for (graders.rendered): the screenshots in order, then the full page.
+    images = [*result.screenshots, *([result.full_page] if result.full_page is not None else [])]
+    names = capture_names(len(result.screenshots), result.full_page is not None)
+    shots = [Artifact(name, data) for name, data in zip(names, images, strict=True)]
+    shots.append(Artifact(DOM_NAME, result.dom.encode("utf-8"), "text/plain"))
+    shots.append(Artifact(REPORT_NAME, json.dumps(result.report(), indent=2).encode("utf-8")))
     return tuple(shots)
 
 
@@ -88,5 +90,15 @@ def _render_metrics(result: RenderResult) -> tuple[Metric, ...]:
         Metric("render.console_errors", len(result.console_errors), listing(result.console_errors), higher_is_better=False),
         Metric("render.page_errors", len(result.page_errors), listing(result.page_errors), higher_is_better=False),
         Metric("render.blocked_requests", len(result.blocked), listing(result.blocked), higher_is_better=False),
+        *_broken_images(result, listing),
         Metric("render.seconds", result.seconds, "load and capture time", higher_is_better=False),
     )
+
+
+def _broken_images(result: RenderResult, listing: Callable[[list[str]], str]) -> tuple[Metric, ...]:
+    """``<img>`` that did not load; none when the page could not be measured (render_check fails on that)."""
+    if result.images is None:
+        return ()
+    broken = [str(i["src"] or "(no src)")[:80] for i in result.images if not (i["complete"] and i["natural_width"] > 0)]
+    reason = f"{len(broken)} of {result.images_total} <img>: {listing(broken)}"
+    return (Metric("render.broken_images", len(broken), reason, higher_is_better=False),)

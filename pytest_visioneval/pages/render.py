@@ -15,7 +15,17 @@ The page is untrusted, so:
 * downloads are refused, popups are closed, dialogs dismissed;
 * a page whose scripts never finish is stopped (``Runtime.terminateExecution``
   through a CDP session attached before navigation) and reported as a
-  :class:`RenderError`: an error of the case, never a blank screenshot.
+  :class:`RenderError`: an error of the case, never a blank screenshot;
+* after the captures the page's own scripts are paused
+  (``Emulation.setScriptExecutionDisabled``, after a timed check that the
+  page still answers), so no timer or observer can start a loop while the
+  DOM is read and measured;
+* what the page rendered (its images, the visibility of ``<html>`` and
+  ``<body>``, the text a reader sees) is measured in an isolated world
+  (``Page.createIsolatedWorld``): the page's scripts cannot redefine what
+  the measuring code calls (``Array.prototype.map``,
+  ``HTMLImageElement.prototype.naturalWidth``). A measurement that fails is
+  recorded as ``measure_error``, which the graders fail on, never pass.
 """
 
 from __future__ import annotations
@@ -31,6 +41,7 @@ from urllib.parse import unquote, urlsplit
 
 from ..cases.paths import PathEscapeError, resolve_inside
 from ..errors import VisionEvalError
+from ..graders.rendered import capture_names
 
 PAGE_ORIGIN = "http://page.visioneval.invalid"
 CHROMIUM_ENV = "VISIONEVAL_CHROMIUM"
@@ -48,6 +59,11 @@ _ARGS = [
     "--force-webrtc-ip-handling-policy=disable_non_proxied_udp",
 ]
 _DEAD_PROXY = {"server": "http://127.0.0.1:9"}  # the discard port: nothing answers
+_MAX_IMAGES = 2000  # <img> recorded per page; more is reported (images_total) and fails the image gates
+_MAX_TEXT = 1_000_000  # characters of visible text recorded
+_MAX_SRC = 300  # characters of an <img> src / URL recorded (data: URIs can be megabytes)
+_IMAGE_WAIT_MS = 3000  # at most this long for <img> still loading when measuring
+_WORLD = "visioneval-measure"
 
 
 class RenderError(VisionEvalError):
@@ -81,6 +97,13 @@ class RenderResult:
     downloads: int = 0
     dialogs: int = 0
     seconds: float = 0.0
+    entry: str = ""
+    # Measured after the captures (see measure_page); None with measure_error set when that failed.
+    images: list[dict[str, Any]] | None = None
+    images_total: int = 0
+    visibility: dict[str, Any] | None = None
+    visible_text: str | None = None
+    measure_error: str | None = None
 
     @property
     def console_errors(self) -> list[str]:
@@ -96,6 +119,13 @@ class RenderResult:
             "downloads_refused": self.downloads,
             "dialogs_dismissed": self.dialogs,
             "seconds": round(self.seconds, 3),
+            "entry": self.entry,
+            "captures": capture_names(len(self.screenshots), self.full_page is not None),
+            "images": self.images,
+            "images_total": self.images_total,
+            "visibility": self.visibility,
+            "visible_text": self.visible_text,
+            "measure_error": self.measure_error,
         }
 
 
@@ -153,7 +183,7 @@ class Renderer:
 
         options = options or RenderOptions()
         browser = self._ensure_browser()
-        result = RenderResult()
+        result = RenderResult(entry=entry)
         started = time.monotonic()
         context = browser.new_context(
             viewport={"width": options.width, "height": options.height},
@@ -178,7 +208,10 @@ class Renderer:
                     step = "taking the full-page screenshot"
                     result.full_page = page.screenshot(full_page=True, timeout=options.timeout_ms)
                 step = "reading the DOM"
+                freeze_page(page, cdp, options.timeout_ms)
                 result.dom = page.content()
+                step = "measuring the rendered page"
+                measure_page(page, cdp, result, min(_IMAGE_WAIT_MS, options.timeout_ms))
             except PlaywrightTimeout:
                 cdp.send("Runtime.terminateExecution")
                 errors = f"; console errors: {result.console_errors[:3]}" if result.console_errors else ""
@@ -192,6 +225,167 @@ class Renderer:
             result.seconds = time.monotonic() - started
             context.close()
         return result
+
+
+# Both run in an isolated world: the page's scripts share the DOM but not these globals, so redefined
+# builtins or prototypes cannot fool them. Document properties are read through Document.prototype,
+# because named elements clobber them on the document itself (<img name="images">). Both are
+# synchronous: the page's scripts are paused by then, and with them every timer and promise.
+_DOC = """
+  const docGet = (key) => Reflect.apply(Object.getOwnPropertyDescriptor(Document.prototype, key).get, document, []);
+  const all = (selector) => Array.from(Reflect.apply(Document.prototype.querySelectorAll, document, [selector]));
+"""
+# Lazy <img> off-screen are never requested: load them eagerly. Returns how many are still loading.
+_LOAD_JS = (
+    "(() => {"
+    + _DOC
+    + """
+  const pending = all('img').filter((img) => !img.complete);
+  for (const img of pending) if (img.loading === 'lazy') img.loading = 'eager';
+  return pending.length;
+})()"""
+)
+_MEASURE_JS = (
+    "((maxImages, maxText) => {"
+    + _DOC
+    + """
+  const seen = (el) => el.checkVisibility({opacityProperty: true, visibilityProperty: true});
+  const imgs = all('img');
+  const images = imgs.slice(0, maxImages).map((img) => {
+    const r = img.getBoundingClientRect();
+    return {
+      src: img.getAttribute('src'), url: img.currentSrc, complete: img.complete,
+      natural_width: img.naturalWidth, natural_height: img.naturalHeight,
+      box: {x: r.x, y: r.y, width: r.width, height: r.height},
+      visible: seen(img) && r.width > 0 && r.height > 0,
+    };
+  });
+  const style = (el) => {
+    if (!el) return null;
+    const cs = getComputedStyle(el);
+    return {display: cs.display, visibility: cs.visibility, opacity: Number(cs.opacity),
+            content_visibility: cs.contentVisibility};
+  };
+  const root = docGet('documentElement');
+  const body = docGet('body');
+  const parts = [];
+  let size = 0;
+  const visibleParent = new Map();
+  const walker = Reflect.apply(Document.prototype.createTreeWalker, document, [body || root, NodeFilter.SHOW_TEXT]);
+  for (let node = walker.nextNode(); node && size < maxText; node = walker.nextNode()) {
+    const parent = node.parentElement;
+    if (!parent || !node.data.trim()) continue;
+    if (!visibleParent.has(parent)) visibleParent.set(parent, seen(parent));
+    if (visibleParent.get(parent)) { parts.push(node.data); size += node.data.length; }
+  }
+  for (const field of all('input, textarea')) {
+    const button = field.tagName === 'INPUT' && ['button', 'submit', 'reset'].includes(field.type);
+    const text = button ? field.value : field.getAttribute('placeholder');
+    if (text && seen(field)) parts.push(text);
+  }
+  return {images, images_total: imgs.length, visibility: {html: style(root), body: style(body)},
+          visible_text: parts.join(' ').slice(0, maxText)};
+})"""
+)
+
+
+class MeasureError(Exception):
+    """The page could not be measured; the message says why."""
+
+
+def freeze_page(page: Any, cdp: Any, timeout_ms: int) -> None:
+    """Pause the page's own scripts, so none can start a loop while the DOM is read and measured.
+
+    First a round trip to the page's main thread with a time limit (a locator runs in
+    Playwright's utility world, out of the page's reach): a script already looping fails it
+    with a timeout, which the caller turns into a stopped page and a :class:`RenderError`.
+    """
+    page.locator(":root").wait_for(state="attached", timeout=timeout_ms)
+    cdp.send("Emulation.setScriptExecutionDisabled", {"value": True})
+
+
+def measure_page(page: Any, cdp: Any, result: RenderResult, wait_ms: int) -> None:
+    """Record the page's images, visibility and visible text; on failure, ``measure_error`` (never a pass).
+
+    Call after :func:`freeze_page`. A Playwright timeout is passed on (a page that stopped answering).
+    """
+    from playwright.sync_api import Error as PlaywrightError
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    try:
+        frame = cdp.send("Page.getFrameTree")["frameTree"]["frame"]["id"]
+        world = cdp.send("Page.createIsolatedWorld", {"frameId": frame, "worldName": _WORLD})["executionContextId"]
+        _wait_for_images(page, cdp, world, wait_ms)
+        value = _evaluate(cdp, world, f"{_MEASURE_JS}({_MAX_IMAGES}, {_MAX_TEXT})")
+        _take_measurement(value, result)
+    except PlaywrightTimeout:
+        raise
+    except PlaywrightError as exc:
+        result.measure_error = f"the browser did not answer: {exc.message.splitlines()[0] if exc.message else 'no reason'}"
+    except MeasureError as exc:
+        result.measure_error = str(exc)
+    except (KeyError, TypeError, ValueError) as exc:
+        result.measure_error = f"the measurement was malformed: {exc!r}"
+
+
+def _wait_for_images(page: Any, cdp: Any, world: int, wait_ms: int) -> None:
+    # Polled from here: with the page's scripts paused, a promise in the page would never settle.
+    deadline = time.monotonic() + wait_ms / 1000
+    while _evaluate(cdp, world, _LOAD_JS) and time.monotonic() < deadline:
+        page.wait_for_timeout(50)  # lets the route handler serve the images meanwhile
+
+
+def _evaluate(cdp: Any, world: int, expression: str) -> Any:
+    reply = cdp.send("Runtime.evaluate", {"expression": expression, "contextId": world, "returnByValue": True})
+    if "exceptionDetails" in reply:
+        details = reply["exceptionDetails"]
+        text = details.get("exception", {}).get("description") or details.get("text") or "an exception"
+        raise MeasureError(f"the measuring script failed: {str(text).splitlines()[0][:200]}")
+    return reply["result"].get("value")
+
+
+def _take_measurement(value: Any, result: RenderResult) -> None:
+    """Copy the measured values into ``result``, with types checked and sizes bounded."""
+    images = [_image_record(item) for item in value["images"]]
+    visibility = {key: _style_record(value["visibility"][key]) for key in ("html", "body")}
+    text = value["visible_text"]
+    if not isinstance(text, str):
+        raise TypeError("visible_text is not a string")
+    result.images, result.images_total = images, int(value["images_total"])
+    result.visibility, result.visible_text = visibility, text[:_MAX_TEXT]
+
+
+def _image_record(item: dict[str, Any]) -> dict[str, Any]:
+    src, url = item["src"], str(item["url"] or "")
+    box = {key: round(float(item["box"][key]), 1) for key in ("x", "y", "width", "height")}
+    return {
+        "src": None if src is None else str(src)[:_MAX_SRC],
+        "url": url[:_MAX_SRC],
+        "file": _page_file(url),
+        "complete": bool(item["complete"]),
+        "natural_width": int(item["natural_width"]),
+        "natural_height": int(item["natural_height"]),
+        "box": box,
+        "visible": bool(item["visible"]),
+    }
+
+
+def _style_record(style: dict[str, Any] | None) -> dict[str, Any] | None:
+    if style is None:
+        return None
+    return {
+        "display": str(style["display"]),
+        "visibility": str(style["visibility"]),
+        "opacity": float(style["opacity"]),
+        "content_visibility": str(style["content_visibility"]),
+    }
+
+
+def _page_file(url: str) -> str | None:
+    """The file of the page's folder that ``url`` names (as the route serves it), or None for any other URL."""
+    if not url.startswith(PAGE_ORIGIN + "/"):
+        return None
+    return unquote(urlsplit(url).path).lstrip("/") or None
 
 
 def _serve(route: Any, folder: Path, result: RenderResult) -> None:

@@ -10,7 +10,8 @@ blocks merged in), rendered in Chromium - three viewport screenshots a second
 apart, then the full page - and graded by:
 
 * ``html`` and ``render_check`` (deterministic gates: the page parses,
-  renders without uncaught exceptions and is not blank);
+  renders without uncaught exceptions, is not hidden or blank, and every
+  ``<img>`` loaded);
 * ``checklist_points`` (the judge gives each item 0-10 points with a reason,
   seeing the question, the checklist, the screenshots and the code).
 

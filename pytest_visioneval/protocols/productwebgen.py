@@ -7,9 +7,14 @@ must keep consistent) and ``webpage_instruction`` (clauses, each
 case's ``images[0]``. The case is an ``html_generation`` case whose prompt is
 composed from the fields when it has none; the page is rendered.
 
-Gates (deterministic): the page parses, has exactly 5 ``<img>`` (the source +
-4 showcase images), each with a non-blank alt, each showing a file of the
-output. Scores, from the judge graders this protocol adds:
+Gates (deterministic): the page parses, has exactly 5 ``<img>`` in its
+rendered DOM (the source + 4 showcase images), each with a non-blank alt,
+each showing an image file of the output (``html``); it renders with no
+uncaught exception, is not hidden or blank, and every ``<img>`` loaded and
+shows an image file of the output (``render_check``); the showcase images
+are different pictures: none a copy of the source photo (only one ``<img>``
+may show it) or of another showcase image (``distinct_images``). Scores,
+from the judge graders this protocol adds:
 
 * ``wif``  (0-1)  - share of webpage-instruction clauses the page's code follows
   (checklist ``wif``: one yes/no question per clause, the judge sees the code only);
@@ -133,6 +138,10 @@ def _tags(fields: Mapping[str, Any]) -> list[str]:
 def _graders(fields: Mapping[str, Any]) -> list[dict[str, Any]]:
     return [
         {"use": "html", "name": "html", "options": {"img_count": SHOWCASE_COUNT + 1, "require_alt": True, "img_files": True}},
+        # The rendered page: no uncaught exception, not hidden or blank, every <img> loaded from an image of the output.
+        {"use": "render_check", "name": "render_check", "options": {"img_sources": True}},
+        # The source photo is shown once; the showcase images are new pictures, not it again nor each other.
+        {"use": "distinct_images", "name": "distinct_images", "options": {"input_copies": 1}},
         {
             "use": "checklist",
             "name": "wif",

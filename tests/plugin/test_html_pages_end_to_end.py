@@ -2,10 +2,16 @@
 
 from __future__ import annotations
 
+import fnmatch
+import io
 import json
+import re
+import shutil
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from PIL import Image
 
 from pytest_visioneval.testing import FakeOpenAIServer
 from tests.conftest import read_json
@@ -80,3 +86,111 @@ def test_reply_is_extracted_rendered_and_graded(pytester: pytest.Pytester, page_
     assert {d["name"] for d in provenance["derived"]} >= {"page.html", "screenshot-1.png"}
     assert "extracted from reply.md (fenced html block, merged css)" in provenance["derived"][0]["how"]
     assert cases["pages/empty"]["status"] == "error"
+
+
+# -- the shipped product-pages suite on broken variants of its own references ------------------
+SHIPPED = Path(__file__).resolve().parents[2] / "cases" / "web"
+FIRST_IMG = re.compile(r'<img src="[^"]*"')
+
+
+def first_img(src: str) -> Callable[[str], str]:
+    return lambda html: FIRST_IMG.sub(f'<img src="{src}"', html, count=1)
+
+
+# variant -> (how the page is broken, files put next to it, what the failure must say)
+VARIANTS: dict[str, tuple[Callable[[str], str], dict[str, bytes], list[str]]] = {
+    "js-error": (
+        lambda html: html.replace("</body>", "<script>window.cart.add(1);</script></body>"),
+        {},
+        ["render_check.no_page_errors: 1 uncaught exception(s) (allowed 0): Cannot read properties of undefined (reading 'add')"],
+    ),
+    "body-hidden": (
+        lambda html: html.replace("</head>", "<style>body{display:none}</style></head>"),
+        {},
+        [
+            "render_check.visible: the page is hidden: <body> has display: none",
+            "render_check.not_blank: every capture is blank",
+            "html.required_text: * missing from the rendered page's visible text: *",
+        ],
+    ),
+    "img-is-the-page": (
+        first_img("page.html"),
+        {},
+        [
+            "render_check.imgs_loaded: 1 of 3 <img> did not load: page.html (the browser could not decode it as an image)",
+            "render_check.img_sources: 1 of 3 <img> do not show an image of the output: "
+            "page.html (the page itself, not an image)",
+        ],
+    ),
+    "img-is-a-screenshot": (  # a screenshot of an earlier run, left in the replayed folder
+        first_img("screenshot-1.png"),
+        {"screenshot-1.png": b""},
+        [
+            "render_check.img_sources: 1 of 3 <img> do not show an image of the output: "
+            "screenshot-1.png (a capture the renderer writes, not an image of the output)"
+        ],
+    ),
+    "img-is-the-fullpage-capture": (
+        first_img("fullpage.png"),
+        {},
+        [
+            "render_check.img_sources: 1 of 3 <img> do not show an image of the output: "
+            "fullpage.png (a capture the renderer writes, not an image of the output)"
+        ],
+    ),
+}
+
+
+def replay_folder(root: Path, change: Callable[[str], str] = lambda html: html, files: dict[str, bytes] | None = None) -> Path:
+    """The suite's reference pages, changed, as a replay folder (``DIR/product-pages/<case>/page.html``)."""
+    for case in ("desk-lamp", "tea-kettle"):
+        folder = root / "product-pages" / case
+        folder.mkdir(parents=True)
+        (folder / "page.html").write_text(change((SHIPPED / "pages" / f"{case}.html").read_text()))
+        for name, data in (files or {}).items():
+            (folder / name).write_bytes(data or png_bytes())
+    return root
+
+
+def png_bytes() -> bytes:
+    out = io.BytesIO()
+    Image.new("RGB", (800, 600), (90, 90, 90)).save(out, format="PNG")
+    return out.getvalue()
+
+
+@pytest.fixture
+def product_pages(pytester: pytest.Pytester) -> Path:
+    shutil.copytree(SHIPPED, pytester.path / "cases" / "web")
+    return pytester.path / "cases"
+
+
+def test_the_shipped_references_pass_when_replayed(pytester: pytest.Pytester, product_pages: Path) -> None:
+    replay = replay_folder(pytester.path / "replay")
+    result = pytester.runpytest("cases", f"--model=replay:{replay}", "--eval-results=r.json")
+    result.assert_outcomes(passed=2)
+    case = read_json(pytester.path / "r.json")["cases"][0]
+    gates = {g["name"] for g in case["gates"]}
+    assert {
+        "render_check.visible",
+        "render_check.imgs_loaded",
+        "render_check.img_sources",
+        "render_check.no_page_errors",
+    } <= gates
+
+
+@pytest.mark.parametrize("variant", list(VARIANTS))
+def test_broken_variants_of_the_shipped_references_fail(pytester: pytest.Pytester, product_pages: Path, variant: str) -> None:
+    change, files, messages = VARIANTS[variant]
+    replay = replay_folder(pytester.path / "replay", change, files)
+    result = pytester.runpytest("cases", f"--model=replay:{replay}")
+    result.assert_outcomes(failed=2)
+    for uid in ("product-pages/desk-lamp", "product-pages/tea-kettle"):
+        failure = failure_of(result.stdout.str(), uid)
+        for message in messages:
+            assert fnmatch.fnmatch(failure, f"*\n  - {message}*"), (message, failure)
+
+
+def failure_of(output: str, uid: str) -> str:
+    """The gate failure message pytest printed for one case."""
+    start = output.index(f"{uid}: ")
+    return output[start : output.index("  output: ", start)]

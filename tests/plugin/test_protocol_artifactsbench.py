@@ -114,7 +114,9 @@ def test_scores_are_item_sums_and_an_unextractable_reply_counts_zero(
         "html.parses": True,
         "render_check.captured": True,
         "render_check.no_page_errors": True,
+        "render_check.visible": True,
         "render_check.not_blank": True,
+        "render_check.imgs_loaded": True,
     }
 
     bench = document["benchmarks"]["artifactsbench"]

@@ -148,6 +148,13 @@ def test_scores_follow_the_published_formulas(pytester: pytest.Pytester, pwg_sui
             "html.img_count": True,
             "html.img_alt": True,
             "html.img_files": True,
+            "render_check.captured": True,
+            "render_check.no_page_errors": True,
+            "render_check.visible": True,
+            "render_check.not_blank": True,
+            "render_check.imgs_loaded": True,
+            "render_check.img_sources": True,
+            "distinct_images.distinct": True,
             "wif.answers": True,
         }
     assert cases["pwg/bottle"]["metrics"] and {m["name"]: m["value"] for m in cases["pwg/bottle"]["metrics"]}["ipq.pq_4"] == 6
@@ -191,6 +198,22 @@ def test_a_page_with_a_missing_image_fails_its_gate(pytester: pytest.Pytester, p
     (pwg_suite / "refs" / "vase" / "showcase-3.png").unlink()
     result = pytester.runpytest("cases", "-k", "vase")
     result.assert_outcomes(failed=1)
+    out = result.stdout.str()
+    assert "html.img_files: 1 of 5 <img> do not show a file of the output: showcase-3.png (not in the output)" in out
+    assert "render_check.imgs_loaded: 1 of 5 <img> did not load: showcase-3.png (the output has no such file)" in out
+
+
+def test_showcase_images_that_copy_the_source_or_each_other_fail(pytester: pytest.Pytester, pwg_suite: Path) -> None:
+    refs = pwg_suite / "refs"
+    for i in range(1, 5):  # every showcase image is the source photo, re-encoded as JPEG
+        Image.open(refs / "bottle" / "bottle.png").convert("RGB").save(refs / "bottle" / f"showcase-{i}.png", "JPEG", quality=80)
+    (refs / "vase" / "showcase-2.png").write_bytes((refs / "vase" / "showcase-1.png").read_bytes())
+    result = pytester.runpytest("cases", "-k", "bottle or vase")
+    result.assert_outcomes(failed=2)
+    out = result.stdout.str()
     assert (
-        "html.img_files: 1 of 5 <img> do not show a file of the output: showcase-3.png (not in the output)" in result.stdout.str()
-    )
+        "distinct_images.distinct: 5 <img> show an input image (1 allowed): bottle.png (= input bottle.png), "
+        "showcase-1.png (= input bottle.png), showcase-2.png (= input bottle.png), showcase-3.png (= input bottle.png), "
+        "showcase-4.png (= input bottle.png)"
+    ) in out
+    assert "distinct_images.distinct: showcase-2.png is the same picture as showcase-1.png" in out

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import dataclasses
+import json
+from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any
 
 import jsonschema
@@ -14,6 +17,8 @@ from pytest_visioneval.cases.spec import CaseSpec
 from pytest_visioneval.errors import GraderError
 from pytest_visioneval.graders.base import Gate, Metric
 from pytest_visioneval.graders.html import HtmlGrader, visible_text
+from pytest_visioneval.pages.render import Renderer
+from tests.unit.graders.rendered_pages import RENDER, render_case
 
 IMGS = "\n".join(f'<img src="photo-{i}.jpg" alt="Photo {i} of the gallery">' for i in range(5))
 PAGE = f"""<!DOCTYPE html>
@@ -229,3 +234,124 @@ def test_options_schema() -> None:
     for bad in ({"img_count": -1}, {"required_text": "a"}, {"required_text": [""]}, {"alt": True}):
         with pytest.raises(jsonschema.ValidationError):
             jsonschema.validate(bad, schema)
+
+
+# -- img_files ------------------------------------------------------------------
+def test_img_files_passes_images_of_the_output(case: CaseSpec, encode_image: Callable[..., bytes]) -> None:
+    html = '<body><img src="a.png" alt="A"><img src="./b%20c.jpg" alt="B"><img src="d.svg" alt="D">'
+    html += '<img src="data:image/png;base64,iVBORw0KGgo=" alt="E"></body>'
+    outputs = (Artifact("a.png", encode_image()), Artifact("b c.jpg", encode_image(fmt="JPEG")), Artifact("d.svg", b"<svg/>"))
+    gate = grade({"img_files": True}, case, page(html), *outputs)[0]["img_files"]
+    assert gate.passed and gate.reason == "all 4 <img> show files of the output"
+
+
+def test_img_files_fails_what_is_not_an_image_of_the_output(case: CaseSpec, encode_image: Callable[..., bytes]) -> None:
+    html = (
+        '<body><img src="a.png" alt="ok"><img src="index.html" alt="the page"><img src="screenshot-1.png" alt="capture">'
+        '<img src="fullpage.png" alt="capture"><img src="notes.png" alt="text"><img src="gone.png" alt="missing">'
+        '<img src="https://cdn.example.com/x.png" alt="remote"><img alt="none"></body>'
+    )
+    outputs = (
+        Artifact("a.png", encode_image()),
+        Artifact("screenshot-1.png", encode_image()),  # a capture: it is among the artifacts, but the model did not make it
+        Artifact("fullpage.png", encode_image()),
+        Artifact("notes.png", b"not really a png"),
+    )
+    gate = grade({"img_files": True}, case, page(html), *outputs)[0]["img_files"]
+    assert not gate.passed
+    assert gate.reason == (
+        "7 of 8 <img> do not show a file of the output: index.html (the page itself, not an image), "
+        "screenshot-1.png (a capture the renderer writes, not an image of the output), "
+        "fullpage.png (a capture the renderer writes, not an image of the output), notes.png (not an image file), "
+        "gone.png (not in the output), https://cdn.example.com/x.png (a remote URL), <img> #8 without src (not in the output)"
+    )
+
+
+# -- judged on what rendered (real Chromium) --------------------------------------
+@pytest.fixture(scope="module")
+def renderer() -> Iterator[Renderer]:
+    shared = Renderer()
+    yield shared
+    shared.close()
+
+
+@pytest.fixture
+def rendered_case(make_case: Callable[..., CaseSpec]) -> CaseSpec:
+    return make_case(task="html_generation", prompt="a shop page", render=RENDER)
+
+
+SHOP = """<!doctype html><html><head><style>.gone { display: none }</style></head><body>
+<h1>Arc desk lamp</h1><p class="price">$49</p><button>Add to cart</button>
+<img src="a.png" alt="the lamp"></body></html>"""
+SHOP_OPTIONS = {"img_count": 1, "required_text": ["Arc desk lamp", "$49", "Add to cart"], "required_selectors": ["h1", "button"]}
+
+
+def test_a_rendered_page_is_judged_on_what_rendered(
+    rendered_case: CaseSpec, renderer: Renderer, tmp_path: Path, encode_image: Callable[..., bytes]
+) -> None:
+    artifacts = render_case(rendered_case, renderer, tmp_path, SHOP, {"a.png": encode_image()})
+    gates, metrics = grade(SHOP_OPTIONS, rendered_case, *artifacts)
+    assert all(g.passed for g in gates.values()), gates
+    assert gates["required_text"].reason == "all 3 present from the rendered page's visible text"
+    assert gates["img_count"].reason == "1 <img> element(s) in the rendered DOM, expected 1"
+    assert metrics["img_count"].reason == "1 <img> element(s) in the rendered DOM of page.html"
+
+
+def test_text_hidden_by_css_is_missing_from_a_rendered_page(
+    rendered_case: CaseSpec, renderer: Renderer, tmp_path: Path, encode_image: Callable[..., bytes]
+) -> None:
+    html = SHOP.replace('<p class="price">', '<p class="gone">').replace("<button>", '<button style="opacity:0">')
+    artifacts = render_case(rendered_case, renderer, tmp_path, html, {"a.png": encode_image()})
+    gate = grade(SHOP_OPTIONS, rendered_case, *artifacts)[0]["required_text"]
+    assert not gate.passed
+    assert gate.reason == "2 of 3 missing from the rendered page's visible text: '$49', 'Add to cart'"
+    # the same page's source holds the text: unrendered, it passes
+    assert grade(SHOP_OPTIONS, make_unrendered(rendered_case), page(html, "page.html"))[0]["required_text"].passed
+
+
+def test_a_hidden_body_fails_required_text(
+    rendered_case: CaseSpec, renderer: Renderer, tmp_path: Path, encode_image: Callable[..., bytes]
+) -> None:
+    html = SHOP.replace("<style>", "<style>body { display: none } ")
+    artifacts = render_case(rendered_case, renderer, tmp_path, html, {"a.png": encode_image()})
+    gate = grade(SHOP_OPTIONS, rendered_case, *artifacts)[0]["required_text"]
+    assert gate.reason == "3 of 3 missing from the rendered page's visible text: 'Arc desk lamp', '$49', 'Add to cart'"
+
+
+def test_structure_is_read_from_the_dom_after_scripts(
+    rendered_case: CaseSpec, renderer: Renderer, tmp_path: Path, encode_image: Callable[..., bytes]
+) -> None:
+    html = SHOP + "<script>document.querySelector('button').remove(); document.querySelector('img').remove();</script>"
+    artifacts = render_case(rendered_case, renderer, tmp_path, html, {"a.png": encode_image()})
+    gates, _ = grade(SHOP_OPTIONS, rendered_case, *artifacts)
+    assert gates["img_count"].reason == "0 <img> element(s) in the rendered DOM, expected 1" and not gates["img_count"].passed
+    assert gates["required_selectors"].reason == "1 of 2 match nothing: button"
+    added = SHOP.replace("<button>Add to cart</button>", "") + (
+        "<script>document.body.insertAdjacentHTML('beforeend', '<button>Add to cart</button>')</script>"
+    )
+    artifacts = render_case(rendered_case, renderer, tmp_path, added, {"a.png": encode_image()})
+    gates, _ = grade(SHOP_OPTIONS, rendered_case, *artifacts)
+    assert gates["required_selectors"].passed and gates["required_text"].passed
+
+
+def test_unmeasured_rendered_text_fails_required_text(rendered_case: CaseSpec) -> None:
+    report = {"page_errors": [], "visible_text": None, "measure_error": "the browser did not answer: Target closed"}
+    artifacts = (
+        page(SHOP, "page.html"),
+        Artifact("dom-snapshot.txt", SHOP.encode()),
+        Artifact("render.json", json.dumps(report).encode()),
+    )
+    gate = grade({"required_text": ["Arc desk lamp"]}, rendered_case, *artifacts)[0]["required_text"]
+    assert not gate.passed
+    assert gate.reason == "the rendered text could not be measured: the browser did not answer: Target closed"
+
+
+def test_parses_reads_the_source_not_the_dom(rendered_case: CaseSpec) -> None:
+    dom = "<html><head></head><body>Sure! Here is your page.</body></html>"  # what Chromium makes of prose
+    artifacts = (page("Sure! Here is your page.", "page.html"), Artifact("dom-snapshot.txt", dom.encode()))
+    gates, _ = grade({}, rendered_case, *artifacts)
+    assert not gates["parses"].passed
+
+
+def make_unrendered(case: CaseSpec) -> CaseSpec:
+    return dataclasses.replace(case, render=None)

@@ -151,7 +151,7 @@ def html_case(make_case: Callable[..., CaseSpec]) -> CaseSpec:
 
 def test_img_files_passes_when_every_src_is_an_output_file(make_case: Callable[..., CaseSpec]) -> None:
     page = b'<html><body><img src="a.png" alt="a"><img src="./b%20c.png?v=1" alt="b"><img src="data:image/png;base64,AA" alt="c">'
-    artifacts = (Artifact("page.html", page), Artifact("a.png", b""), Artifact("b c.png", b""))
+    artifacts = (Artifact("page.html", page), Artifact("a.png", image_bytes()), Artifact("b c.png", image_bytes()))
     grade = HtmlGrader({"img_files": True}).grade(html_case(make_case), artifacts)
     gate = next(g for g in grade.gates if g.name == "img_files")
     assert gate.passed and gate.reason == "all 3 <img> show files of the output"
@@ -162,7 +162,7 @@ def test_img_files_names_missing_and_remote_images(make_case: Callable[..., Case
         b'<html><body><img src="a.png" alt="a"><img src="gone.png" alt="b">'
         b'<img src="https://cdn.example.com/x.png" alt="c"><img alt="d">'
     )
-    artifacts = (Artifact("page.html", page), Artifact("a.png", b""))
+    artifacts = (Artifact("page.html", page), Artifact("a.png", image_bytes()))
     grade = HtmlGrader({"img_files": True}).grade(html_case(make_case), artifacts)
     gate = next(g for g in grade.gates if g.name == "img_files")
     assert not gate.passed

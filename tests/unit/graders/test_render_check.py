@@ -4,16 +4,20 @@ from __future__ import annotations
 
 import io
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any
 
+import jsonschema
 import pytest
 from PIL import Image, ImageDraw
 
 from pytest_visioneval.artifacts import Artifact
 from pytest_visioneval.errors import GraderError
 from pytest_visioneval.graders.render_check import RenderCheckGrader
+from pytest_visioneval.pages.render import Renderer
 from tests.unit.conftest import image_bytes
+from tests.unit.graders.rendered_pages import RENDER, render_case
 
 
 def png(image: Image.Image) -> bytes:
@@ -26,8 +30,14 @@ CONTENT = image_bytes((64, 48))
 BLANK = image_bytes((64, 48), (255, 255, 255), pattern=False)
 
 
-def report(*errors: str) -> Artifact:
-    return Artifact("render.json", json.dumps({"page_errors": list(errors), "console": []}).encode())
+SHOWN = {"display": "block", "visibility": "visible", "opacity": 1.0, "content_visibility": "visible"}
+
+
+def report(*errors: str, **measured: Any) -> Artifact:
+    """A render.json of a shown page without images; ``measured`` replaces what the renderer measured."""
+    data = {"page_errors": list(errors), "console": [], "images": [], "images_total": 0}
+    data |= {"visibility": {"html": SHOWN, "body": SHOWN}, "visible_text": "Hello", "measure_error": None}
+    return Artifact("render.json", json.dumps(data | measured).encode())
 
 
 def captures(*shots: bytes) -> tuple[Artifact, ...]:
@@ -46,7 +56,8 @@ def gates(grade: Any) -> dict[str, Any]:
 def test_a_clean_page_passes_every_gate(case: Any) -> None:
     grade = RenderCheckGrader({}).grade(case, (Artifact("page.html", b"<p>x</p>"), report(), *captures(CONTENT, BLANK, CONTENT)))
     result = gates(grade)
-    assert all(g.passed for g in result.values()) and set(result) == {"captured", "no_page_errors", "not_blank"}
+    assert all(g.passed for g in result.values())
+    assert list(result) == ["captured", "no_page_errors", "visible", "not_blank", "imgs_loaded"]
     assert result["not_blank"].reason.startswith("screenshot-1.png shows content")
     assert grade.metrics[0].name == "blank_captures" and grade.metrics[0].value == 1.0
 
@@ -89,3 +100,142 @@ def test_collection_checks(make_case: Callable[..., Any], case: Any) -> None:
     assert RenderCheckGrader.check_case(case, {}) is None
     assert "set 'render'" in (RenderCheckGrader.check_case(make_case(task="html_generation", prompt="p"), {}) or "")
     assert "image_generation" in (RenderCheckGrader.check_case(make_case(), {}) or "")
+
+
+# -- gates on the rendered page, in real Chromium -------------------------------
+@pytest.fixture(scope="module")
+def renderer() -> Iterator[Renderer]:
+    shared = Renderer()
+    yield shared
+    shared.close()
+
+
+@pytest.fixture
+def rendered(make_case: Callable[..., Any], renderer: Renderer, tmp_path: Path) -> Callable[..., dict[str, Any]]:
+    """Render a page (and files next to it) as a run does and grade it with render_check; the gates by name."""
+    page_case = make_case(task="html_generation", prompt="a page", render=RENDER)
+
+    def grade(html: str, files: dict[str, bytes] | None = None, **options: Any) -> dict[str, Any]:
+        jsonschema.validate(options, RenderCheckGrader.options_schema)
+        artifacts = render_case(page_case, renderer, tmp_path, html, files)
+        return gates(RenderCheckGrader(options).grade(page_case, artifacts))
+
+    return grade
+
+
+GOOD_PAGE = """<!doctype html><html><body><h1>Arc lamp</h1><p>$49</p>
+<img src="photo.png" alt="the lamp" width="60"><img src="logo.svg" alt="logo" width="30">
+<img src="data:image/svg+xml,%3Csvg xmlns='http://www.w3.org/2000/svg' width='9' height='9'/%3E" alt="dot"></body></html>"""
+SVG = b"<svg xmlns='http://www.w3.org/2000/svg' width='10' height='10'><rect width='10' height='10'/></svg>"
+FILES = {"photo.png": image_bytes((40, 30)), "logo.svg": SVG}
+
+
+def test_a_correct_rendered_page_passes_every_gate(rendered: Callable[..., dict[str, Any]]) -> None:
+    result = rendered(GOOD_PAGE, FILES, img_sources=True)
+    assert list(result) == ["captured", "no_page_errors", "visible", "not_blank", "imgs_loaded", "img_sources"]
+    assert all(g.passed for g in result.values()), result
+    assert result["imgs_loaded"].reason == "all 3 <img> loaded"
+    assert result["img_sources"].reason == "all 3 <img> show images of the output"
+    assert result["visible"].reason.startswith("the page is shown: ")
+
+
+def test_a_script_error_fails_no_page_errors(rendered: Callable[..., dict[str, Any]]) -> None:
+    gate = rendered(GOOD_PAGE.replace("</body>", "<script>null.price</script></body>"), FILES)["no_page_errors"]
+    assert not gate.passed
+    assert gate.reason == "1 uncaught exception(s) (allowed 0): Cannot read properties of null (reading 'price')"
+
+
+@pytest.mark.parametrize(
+    ("style", "reason"),
+    [
+        ("body{display:none}", "the page is hidden: <body> has display: none"),
+        ("html{opacity:0}", "the page is hidden: <html> has opacity: 0"),
+        ("body{visibility:hidden}", "the page is hidden: <body> has visibility: hidden and nothing in it is visible"),
+        ("body{content-visibility:hidden}", "the page is hidden: <body> has content-visibility: hidden"),
+    ],
+)
+def test_a_hidden_page_fails_visible(rendered: Callable[..., dict[str, Any]], style: str, reason: str) -> None:
+    result = rendered(GOOD_PAGE.replace("<body>", f"<style>{style}</style><body>"), FILES)
+    assert not result["visible"].passed and result["visible"].reason == reason
+    assert not result["not_blank"].passed  # what the captures show agrees
+
+
+def test_a_hidden_body_with_a_visible_child_is_shown(rendered: Callable[..., dict[str, Any]]) -> None:
+    html = '<style>body{visibility:hidden}</style><body><h1 style="visibility:visible">Still here</h1></body>'
+    result = rendered(html)
+    assert result["visible"].passed and result["not_blank"].passed
+
+
+def test_images_that_did_not_load_fail_imgs_loaded(rendered: Callable[..., dict[str, Any]]) -> None:
+    html = GOOD_PAGE.replace(
+        "</body>",
+        '<img src="page.html" alt="a"><img src="showcase-9.png" alt="b"><img src="http://cdn.example.com/x.png" alt="c">'
+        '<img alt="d"><img src="notes.png" alt="e"></body>',
+    )
+    gate = rendered(html, {**FILES, "notes.png": b"just some text"})["imgs_loaded"]
+    assert not gate.passed
+    assert gate.reason == (
+        "5 of 8 <img> did not load: page.html (the browser could not decode it as an image), "
+        "showcase-9.png (the output has no such file), "
+        "http://cdn.example.com/x.png (blocked: only files of the page's folder load), "
+        "<img> #7 without src (no image to load), notes.png (the browser could not decode it as an image)"
+    )
+
+
+def test_images_that_are_not_images_of_the_output_fail_img_sources(rendered: Callable[..., dict[str, Any]]) -> None:
+    html = GOOD_PAGE.replace(
+        "</body>",
+        '<img src="./page.html" alt="a"><img src="screenshot-1.png" alt="b"><img src="notes.png" alt="c">'
+        '<img src="data:text/html,hi" alt="d"></body>',
+    )
+    # screenshot-1.png is there when the page is rendered: an old capture a replayed output folder held
+    gate = rendered(html, {**FILES, "notes.png": b"just some text", "screenshot-1.png": image_bytes()}, img_sources=True)[
+        "img_sources"
+    ]
+    assert not gate.passed
+    assert gate.reason == (
+        "4 of 7 <img> do not show an image of the output: ./page.html (page.html: the page itself, not an image), "
+        "screenshot-1.png (a capture the renderer writes, not an image of the output), "
+        "notes.png (not an image file), data:text/html,hi (a data: URI that is not an image)"
+    )
+
+
+def test_a_page_that_fakes_its_images_still_fails(rendered: Callable[..., dict[str, Any]]) -> None:
+    html = """<body><h1>Shop</h1><img src="page.html" alt="x"><script>
+      Object.defineProperty(HTMLImageElement.prototype, 'naturalWidth', {get() { return 500; }});
+      Object.defineProperty(HTMLImageElement.prototype, 'complete', {get() { return true; }});
+      Array.prototype.map = function () { return []; };
+      Element.prototype.checkVisibility = () => true;
+    </script><style>body{display:none}</style></body>"""
+    result = rendered(html)
+    assert result["imgs_loaded"].reason == "1 of 1 <img> did not load: page.html (the browser could not decode it as an image)"
+    assert result["visible"].reason == "the page is hidden: <body> has display: none"
+
+
+def test_a_page_that_was_not_measured_fails_the_measured_gates(case: Any) -> None:
+    failed = report(images=None, visibility=None, visible_text=None, measure_error="the browser did not answer: Target closed")
+    result = gates(RenderCheckGrader({"img_sources": True}).grade(case, (failed, *captures(CONTENT))))
+    for name in ("visible", "imgs_loaded", "img_sources"):
+        assert not result[name].passed
+        assert result[name].reason == "the rendered page could not be measured: the browser did not answer: Target closed"
+    old = Artifact("render.json", json.dumps({"page_errors": []}).encode())  # a report without measurements
+    result = gates(RenderCheckGrader({}).grade(case, (old, *captures(CONTENT))))
+    assert result["imgs_loaded"].reason == "the rendered page could not be measured: render.json holds no measurement of the page"
+
+
+def test_more_images_than_were_measured_fail(case: Any) -> None:
+    image = {"src": "a.png", "url": "http://x/a.png", "file": "a.png", "complete": True, "natural_width": 5, "visible": True}
+    result = gates(RenderCheckGrader({}).grade(case, (report(images=[image], images_total=3000), *captures(CONTENT))))
+    assert result["imgs_loaded"].reason == "the page has 3000 <img>; only the first 1 were measured"
+
+
+def test_image_gates_can_be_turned_off(case: Any) -> None:
+    grade = RenderCheckGrader({"visible": False, "imgs_loaded": False}).grade(case, (report(), *captures(CONTENT)))
+    assert [g.name for g in grade.gates] == ["captured", "no_page_errors", "not_blank"]
+
+
+def test_the_current_render_wins_over_a_replayed_one(case: Any) -> None:
+    old = report("Error: from an old run")
+    grade = RenderCheckGrader({}).grade(case, (old, *captures(BLANK), report(), *captures(CONTENT)))
+    result = gates(grade)
+    assert result["no_page_errors"].passed and result["not_blank"].passed and grade.metrics[0].value == 0.0

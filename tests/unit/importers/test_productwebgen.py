@@ -66,7 +66,7 @@ def test_samples_become_one_case_file_per_category(tmp_path: Path) -> None:
     assert kettle.images[0].read_bytes() == (DATA / "images" / "kettle.png").read_bytes()
     assert 'src="kw-001.png"' in (kettle.prompt or "")
     assert kettle.task == "html_generation" and kettle.render is not None
-    assert [g.name for g in kettle.graders] == ["html", "wif", "wdq", "wca", "vcif", "ipq"]
+    assert [g.name for g in kettle.graders] == ["html", "render_check", "distinct_images", "wif", "wdq", "wca", "vcif", "ipq"]
     assert kitchen.cases[1].fields["sample_id"] == 27
     sports = load_case_file(written[1]).cases[0]
     assert sports.fields["consistency_type"] == "perspective"  # "perspective coherence" read as its type

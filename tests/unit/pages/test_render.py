@@ -7,11 +7,13 @@ import io
 import threading
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from PIL import Image
+from playwright.sync_api import Error as PlaywrightError
 
-from pytest_visioneval.pages.render import Renderer, RenderError, RenderOptions, find_chromium
+from pytest_visioneval.pages.render import Renderer, RenderError, RenderOptions, RenderResult, find_chromium, measure_page
 
 SMALL = RenderOptions(width=320, height=240, full_page=False, timeout_ms=5000)
 
@@ -163,3 +165,166 @@ def test_without_chromium_the_error_names_the_package(monkeypatch: pytest.Monkey
         find_chromium()
     with pytest.raises(RenderError, match="not found: '/no/such/chrome'"):
         find_chromium("/no/such/chrome")
+
+
+# -- what is measured in the rendered page (render.json) ------------------------
+def by_src(result: RenderResult) -> dict[str, dict[str, Any]]:
+    assert result.images is not None, result.measure_error
+    return {str(image["src"]): image for image in reversed(result.images)}  # the first of a src wins
+
+
+def test_images_are_measured_after_load(renderer: Renderer, tmp_path: Path) -> None:
+    site = page(
+        tmp_path,
+        """<body style="margin:0"><img src="ok.png" alt="ok" style="width:40px;height:30px">
+        <img src="page.html" alt="the page"><img src="gone.png" alt="missing"><img alt="no src">
+        <img src="ok.png" alt="hidden" style="display:none">
+        <img src="far.png" alt="lazy, far below" loading="lazy" style="display:block;margin-top:5000px"></body>""",
+    )
+    Image.new("RGB", (20, 15), "red").save(site / "ok.png")
+    Image.new("RGB", (8, 8), "blue").save(site / "far.png")
+    result = renderer.render(site, "page.html", SMALL)
+    images = by_src(result)
+    assert result.images_total == 6 and result.measure_error is None
+    assert images["ok.png"] == {
+        "src": "ok.png",
+        "url": "http://page.visioneval.invalid/ok.png",
+        "file": "ok.png",
+        "complete": True,
+        "natural_width": 20,
+        "natural_height": 15,
+        "box": {"x": 0.0, "y": 0.0, "width": 40.0, "height": 30.0},
+        "visible": True,
+    }
+    assert (images["page.html"]["natural_width"], images["page.html"]["file"]) == (0, "page.html")
+    assert images["gone.png"]["natural_width"] == 0 and result.missing == ["gone.png"]
+    assert images["None"]["url"] == "" and images["None"]["natural_width"] == 0
+    assert result.images[4]["visible"] is False  # display: none
+    assert images["far.png"]["natural_width"] == 8  # a lazy image off-screen is loaded before measuring
+    report = result.report()
+    assert report["images"] == result.images and report["entry"] == "page.html"
+    assert report["captures"] == ["screenshot-1.png"]
+
+
+def test_visible_text_applies_css(renderer: Renderer, tmp_path: Path) -> None:
+    site = page(
+        tmp_path,
+        """<head><title>title words</title><style>.gone{display:none}</style></head><body>
+        <h1>Shown <b>headline</b></h1><p class="gone">display none</p><p style="visibility:hidden">invisible</p>
+        <div style="opacity:0"><p>transparent</p></div><input type="submit" value="Buy now"><input placeholder="Email">
+        <script>document.body.insertAdjacentHTML('beforeend', '<p>added by script</p>')</script></body>""",
+    )
+    text = renderer.render(site, "page.html", SMALL).visible_text or ""
+    assert "Shown" in text and "headline" in text and "added by script" in text and "Buy now" in text and "Email" in text
+    for hidden in ("title words", "display none", "invisible", "transparent", "insertAdjacentHTML"):
+        assert hidden not in text
+
+
+def test_visibility_of_html_and_body_is_recorded(renderer: Renderer, tmp_path: Path) -> None:
+    hidden = renderer.render(page(tmp_path / "a", "<style>body{display:none}</style><p>x</p>"), "page.html", SMALL)
+    assert hidden.visibility is not None and hidden.visibility["body"]["display"] == "none"
+    faded = renderer.render(page(tmp_path / "b", '<html style="opacity:0"><p>x</p></html>'), "page.html", SMALL)
+    assert faded.visibility is not None and faded.visibility["html"]["opacity"] == 0.0
+    assert faded.visibility["body"] == {
+        "display": "block",
+        "visibility": "visible",
+        "opacity": 1.0,
+        "content_visibility": "visible",
+    }
+
+
+def test_a_hostile_page_cannot_fake_the_measurement(renderer: Renderer, tmp_path: Path) -> None:
+    site = page(
+        tmp_path,
+        """<body><img name="images" src="page.html" alt="x"><img name="querySelectorAll" src="nothing.png" alt="y">
+        <p style="display:none">secret</p><form name="body"></form><script>
+          for (const key of ['naturalWidth', 'naturalHeight']) {
+            Object.defineProperty(HTMLImageElement.prototype, key, {get() { return 640; }});
+          }
+          Object.defineProperty(HTMLImageElement.prototype, 'complete', {get() { return true; }});
+          Element.prototype.checkVisibility = () => true;
+          window.getComputedStyle = () => ({display: 'block', visibility: 'visible', opacity: '1'});
+          Array.prototype.map = () => { throw new Error('map is gone'); };
+          Array.from = () => [];
+          Promise.race = () => new Promise(() => {});
+          JSON.stringify = () => '{}';
+          Object.getOwnPropertyDescriptor = () => undefined;
+        </script></body>""",
+    )
+    result = renderer.render(site, "page.html", SMALL)
+    assert result.page_errors == [] and result.measure_error is None
+    assert [(i["src"], i["natural_width"]) for i in result.images or ()] == [("page.html", 0), ("nothing.png", 0)]
+    assert "secret" not in (result.visible_text or "")
+
+
+class FakeCdp:
+    """A CDP session whose measuring call answers ``reply`` (the image-loading poll answers 0 pending)."""
+
+    def __init__(self, reply: Any):
+        self.reply = reply
+
+    def send(self, method: str, params: Any = None) -> Any:
+        if method == "Page.getFrameTree":
+            return {"frameTree": {"frame": {"id": "F"}}}
+        if method == "Page.createIsolatedWorld":
+            return {"executionContextId": 7}
+        if "maxImages" not in params["expression"]:
+            return {"result": {"value": 0}}
+        if isinstance(self.reply, Exception):
+            raise self.reply
+        return self.reply
+
+
+@pytest.mark.parametrize(
+    ("reply", "error"),
+    [
+        (PlaywrightError("Target closed"), "the browser did not answer: Target closed"),
+        (
+            {"exceptionDetails": {"exception": {"description": "TypeError: boom\n  at x"}}},
+            "the measuring script failed: TypeError",
+        ),
+        ({"result": {"value": {"images": "lots"}}}, "the measurement was malformed"),
+        ({"result": {"value": None}}, "the measurement was malformed"),
+    ],
+    ids=["cdp-error", "script-error", "malformed", "nothing"],
+)
+def test_a_failed_measurement_is_recorded_not_passed(reply: Any, error: str) -> None:
+    result = RenderResult()
+    measure_page(None, FakeCdp(reply), result, 100)
+    assert result.measure_error is not None and result.measure_error.startswith(error)
+    assert result.images is None and result.visible_text is None
+    assert result.report()["measure_error"] == result.measure_error
+
+
+def render_in_thread(site: Path, options: RenderOptions, seconds: float) -> RenderResult | RenderError:
+    """Render with a browser of its own on another thread; fail the test, not hang it, if it never returns."""
+    outcome: list[RenderResult | RenderError] = []
+
+    def work() -> None:
+        own = Renderer()
+        try:
+            outcome.append(own.render(site, "page.html", options))
+        except RenderError as exc:
+            outcome.append(exc)
+        finally:
+            own.close()
+
+    thread = threading.Thread(target=work, daemon=True)
+    thread.start()
+    thread.join(seconds)
+    assert not thread.is_alive(), f"rendering did not return within {seconds} s"
+    return outcome[0]
+
+
+def test_the_page_cannot_start_a_loop_while_it_is_measured(tmp_path: Path) -> None:
+    # Measuring touches the DOM (lazy images are switched to eager); the page's observer would then loop forever.
+    site = page(
+        tmp_path,
+        """<body><p>hello</p><img src="far.png" alt="far" loading="lazy" style="display:block;margin-top:5000px">
+        <script>new MutationObserver(() => { while (true) {} }).observe(document.body, {attributes: true, subtree: true});
+        setInterval(() => { document.title = 'ticking'; }, 10);</script></body>""",
+    )
+    Image.new("RGB", (8, 8), "blue").save(site / "far.png")
+    result = render_in_thread(site, RenderOptions(width=320, height=240, full_page=False, timeout_ms=3000), 30)
+    assert isinstance(result, RenderResult) and result.measure_error is None
+    assert result.images is not None and result.images[0]["natural_width"] == 8

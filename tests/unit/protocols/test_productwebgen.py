@@ -68,8 +68,13 @@ def test_fields_imply_a_rendered_page_case_with_gates_and_judges(load: Callable[
     assert case.render == RENDER
     assert set(case.tags) == {"watermark", "kitchenware"}
     graders = {g.name: g for g in case.graders}
-    assert [g.name for g in case.graders] == ["html", "wif", "wdq", "wca", "vcif", "ipq"]
+    assert [g.name for g in case.graders] == ["html", "render_check", "distinct_images", "wif", "wdq", "wca", "vcif", "ipq"]
     assert graders["html"].options == {"img_count": 5, "require_alt": True, "img_files": True}
+    # the rendered page: no uncaught exception, shown, not blank, every <img> loaded from an image of the output
+    assert graders["render_check"].use == "render_check" and graders["render_check"].gate is True
+    assert graders["render_check"].options == {"img_sources": True}
+    # the source photo once; the showcase images are new pictures
+    assert graders["distinct_images"].gate is True and graders["distinct_images"].options == {"input_copies": 1}
     assert graders["wif"].use == "checklist" and graders["wif"].gate is False
     assert graders["wif"].options["view"] == {"prompt": False, "inputs": False, "outputs": "none", "code": True}
     assert [q.split("? ", 1)[1] for q in graders["wif"].options["questions"]] == [c["text"] for c in CLAUSES]
@@ -101,7 +106,7 @@ def test_the_case_keeps_its_own_prompt_render_and_graders(load: Callable[..., Ca
     assert case.render == {"width": 800}
     wdq = next(g for g in case.graders if g.name == "wdq")
     assert wdq.options == {"question": "pretty?", "scale": 10}  # replaced in place
-    assert [g.name for g in case.graders] == ["html", "wif", "wdq", "wca", "vcif", "ipq"]
+    assert [g.name for g in case.graders] == ["html", "render_check", "distinct_images", "wif", "wdq", "wca", "vcif", "ipq"]
 
 
 @pytest.mark.parametrize("consistency", ["background", "character", "watermark", "perspective"])
