@@ -16,11 +16,16 @@ def page_mutants(case: CaseSpec, artifacts: tuple[Artifact, ...]) -> tuple[list[
     page = next((a for a in artifacts if a.kind == "html"), None) or next((a for a in artifacts if a.kind == "text"), None)
     if page is None:
         return [], [NotApplicable("page", "the known-good output holds no page or reply")]
-    html = page.data.decode("utf-8", errors="replace")
+    reply = page.data.decode("utf-8", errors="replace")
+    # A reply (reply.md) holds the page in a fenced code block: mutate inside it, where extraction will look.
+    block = _page_block(reply) if page.kind == "text" else None
+    html = reply if block is None else reply[block[0] : block[1]]
     mutants: list[Mutant] = []
     skipped: list[NotApplicable] = []
 
     def swap(name: str, broken: bool, description: str, text: str, others: tuple[Artifact, ...] = ()) -> None:
+        if block is not None:
+            text = reply[: block[0]] + text + reply[block[1] :]
         base = replaced(artifacts, page, Artifact(page.name, text.encode("utf-8"), page.mime))
         for old, new in others:
             base = tuple(new if a.name == old.name else a for a in base)
@@ -29,7 +34,8 @@ def page_mutants(case: CaseSpec, artifacts: tuple[Artifact, ...]) -> tuple[list[
     rendered = case.render is not None
     if rendered:
         swap("script_error", True, "an uncaught exception thrown on load", _before_body_end(html, _SCRIPT_ERROR))
-        swap("hidden_body", True, "body { display: none }", _in_head(html, "<style>body{display:none !important}</style>"))
+        hidden = _before_body_end(html, "<style>body{display:none !important}</style>")
+        swap("hidden_body", True, "body { display: none }", hidden)
     else:
         skipped.append(NotApplicable("script_error", "the page is not rendered (no 'render' on the case)"))
     if _IMG_SRC.search(html):
@@ -51,14 +57,25 @@ def page_mutants(case: CaseSpec, artifacts: tuple[Artifact, ...]) -> tuple[list[
 _SCRIPT_ERROR = "<script>throw new Error('injected by the mutation self-test')</script>"
 
 
+_FENCED = re.compile(r"```[^\n`]*\n(.*?)```", re.DOTALL)
+
+
+def _page_block(reply: str) -> tuple[int, int] | None:
+    """Start and end of the content of the reply's code block that holds the page (css and js blocks
+    are merged into it by extraction), else of its largest block; None without blocks."""
+    blocks = [m.span(1) for m in _FENCED.finditer(reply)]
+    pages = [s for s in blocks if any(tag in reply[s[0] : s[1]].lower() for tag in ("<body", "<html", "<svg"))]
+    chosen = pages or blocks
+    return max(chosen, key=lambda span: span[1] - span[0]) if chosen else None
+
+
 def _before_body_end(html: str, snippet: str) -> str:
-    at = html.lower().rfind("</body>")
+    """``snippet`` at the end of the body (or inside an SVG's root element, where it runs and styles too)."""
+    lower = html.lower()
+    at = lower.rfind("</body>")
+    if at < 0:
+        at = lower.rfind("</svg>")
     return html[:at] + snippet + html[at:] if at >= 0 else html + snippet
-
-
-def _in_head(html: str, snippet: str) -> str:
-    at = html.lower().find("</head>")
-    return html[:at] + snippet + html[at:] if at >= 0 else snippet + html
 
 
 def _first_src(html: str, target: str) -> str:

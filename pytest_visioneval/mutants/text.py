@@ -150,14 +150,16 @@ def _union(words: list[Word]) -> tuple[int, int, int, int]:
 
 
 def _copied_below(image: Image.Image, box: tuple[int, int, int, int]) -> Image.Image | None:
-    """The line copied into the first empty (one-colour) stretch of the image at its own x, or None."""
+    """The line copied into the first empty (one-colour) stretch at its own x, with room around it; or None."""
     pixels = np.asarray(image)
     left, top, right, bottom = _padded(box, image.size, pad=3)
     patch = pixels[top:bottom, left:right]
     height = bottom - top
-    for y in list(range(bottom + height, image.height - height, 4)) + list(range(0, top - height, 4)):
-        area = pixels[y : y + height, left:right]
-        if area.shape == patch.shape and int(np.ptp(area.reshape(-1, 3), axis=0).max()) <= 8:
+    margin = height // 2 + 4  # clear of the lines around it, so it reads as a line of its own
+    starts = list(range(bottom + margin, image.height - height - margin, 4)) + list(range(margin, top - height - margin, 4))
+    for y in starts:
+        area = pixels[y - margin : y + height + margin, left:right]
+        if int(np.ptp(area.reshape(-1, 3), axis=0).max()) <= 8:
             out = pixels.copy()
             out[y : y + height, left:right] = patch
             return Image.fromarray(out)

@@ -126,3 +126,15 @@ def test_trajectory_mutants(make_case: Callable[..., CaseSpec]) -> None:
     assert [a.data for a in made["reversed"]] == [a.data for a in output[::-1]]
     assert made["input_as_first_frame"][0].data == case.images[0].read_bytes()
     assert [a.name for a in made["jpeg_q90"]] == [f"frame-{i}.jpg" for i in range(1, 6)]
+
+
+def test_a_reply_is_mutated_inside_the_block_that_holds_the_page(make_case: Callable[..., CaseSpec]) -> None:
+    reply = "Here it is.\n```html\n<html><body><h1>Hi</h1></body></html>\n```\n\n```css\n" + "h1 { color: red; }\n" * 20 + "```\n"
+    made = by_name(make_case(task="html_generation", render={}), (Artifact("reply.md", reply.encode()),))
+    mutated = made["script_error"][0].data.decode()
+    html_block = mutated.split("```html\n", 1)[1].split("```", 1)[0]
+    assert "throw new Error" in html_block and html_block.index("throw") < html_block.index("</body>")
+    assert mutated.split("```css\n", 1)[1] == reply.split("```css\n", 1)[1]  # the css block is left alone
+    svg = "```svg\n<svg xmlns='http://www.w3.org/2000/svg'><rect width='9' height='9'/></svg>\n```\n"
+    hidden = by_name(make_case(task="html_generation", render={}), (Artifact("reply.md", svg.encode()),))["hidden_body"]
+    assert "<style>body{display:none !important}</style></svg>" in hidden[0].data.decode()
