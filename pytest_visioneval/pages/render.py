@@ -12,6 +12,8 @@ The page is untrusted, so:
   every other request is aborted and counted. As a second wall, the browser
   resolves no host names and sends everything else to a dead proxy, so even
   requests the route cannot see (WebSockets) go nowhere;
+* WebRTC (UDP the route cannot see) is refused in every frame and counted as a
+  blocked request (``webrtc:...``);
 * downloads are refused, popups are closed, dialogs dismissed;
 * a page whose scripts never finish is stopped (``Runtime.terminateExecution``
   through a CDP session attached before navigation) and reported as a
@@ -92,6 +94,7 @@ class RenderResult:
     console: list[dict[str, str]] = field(default_factory=list)
     page_errors: list[str] = field(default_factory=list)
     blocked: list[str] = field(default_factory=list)
+    webrtc_attempts: int = 0  # RTCPeerConnections the page tried to make (refused: see _NO_WEBRTC)
     missing: list[str] = field(default_factory=list)  # files the page asked for that its folder lacks
     popups: int = 0
     downloads: int = 0
@@ -114,6 +117,7 @@ class RenderResult:
             "console": self.console,
             "page_errors": self.page_errors,
             "blocked_requests": self.blocked,
+            "webrtc_attempts": self.webrtc_attempts,
             "missing_files": self.missing,
             "popups_closed": self.popups,
             "downloads_refused": self.downloads,
@@ -192,6 +196,7 @@ class Renderer:
         )
         try:
             context.route("**/*", lambda route: _serve(route, folder.resolve(), result))
+            _refuse_webrtc(context, result)
             page = context.new_page()
             # Attached before the page runs anything: the only way to stop a busy script later.
             cdp = context.new_cdp_session(page)
@@ -407,6 +412,38 @@ def _serve(route: Any, folder: Path, result: RenderResult) -> None:
         return
     mime = mimetypes.guess_type(path.name)[0] or "application/octet-stream"
     route.fulfill(status=200, body=path.read_bytes(), content_type=mime)
+
+
+# WebRTC sends UDP (STUN) that neither the route handler nor the dead proxy sees: even with
+# --force-webrtc-ip-handling-policy a page reached a local UDP port. So the constructors are
+# replaced, before any page script runs and in every frame, by ones that refuse and report.
+# The report function is taken from the binding and the binding deleted, so a page can
+# neither silence nor fake the count.
+_WEBRTC_BINDING = "__visionevalWebRTC"
+_NO_WEBRTC = f"""
+(() => {{
+  const report = window.{_WEBRTC_BINDING};
+  try {{ delete window.{_WEBRTC_BINDING}; }} catch (e) {{}}
+  const refuse = function (what) {{
+    return function () {{
+      try {{ report(what); }} catch (e) {{}}
+      throw new DOMException('WebRTC is disabled in the visioneval sandbox', 'NotSupportedError');
+    }};
+  }};
+  for (const name of ['RTCPeerConnection', 'webkitRTCPeerConnection', 'mozRTCPeerConnection']) {{
+    try {{ Object.defineProperty(window, name, {{value: refuse(name), writable: false, configurable: false}}); }} catch (e) {{}}
+  }}
+}})();
+"""
+
+
+def _refuse_webrtc(context: Any, result: RenderResult) -> None:
+    def attempted(source: Any, what: str) -> None:
+        result.webrtc_attempts += 1
+        result.blocked.append(f"webrtc:{what}")
+
+    context.expose_binding(_WEBRTC_BINDING, attempted)
+    context.add_init_script(_NO_WEBRTC)
 
 
 def _watch(page: Any, context: Any, result: RenderResult) -> None:

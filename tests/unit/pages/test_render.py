@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import http.server
 import io
+import socket
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -87,6 +89,40 @@ def test_page_makes_zero_outbound_requests(renderer: Renderer, tmp_path: Path, l
     assert f"{base}/pixel.png" in result.blocked and "http://example.com/logo.png" in result.blocked
     assert f"{base}/api" in result.blocked and "http://example.com/" in result.blocked
     assert len(result.blocked) >= 4
+
+
+STUN_PAGE = """<script>
+  const report = (what) => { document.title = what; };
+  try {
+    const pc = new RTCPeerConnection({iceServers: [{urls: 'stun:127.0.0.1:PORT'}]});
+    pc.createDataChannel('x');
+    pc.onicecandidate = () => {};
+    pc.createOffer().then((offer) => pc.setLocalDescription(offer)).catch((e) => report('offer failed'));
+    report('created');
+  } catch (e) { report('refused: ' + e.message); }
+  try { new webkitRTCPeerConnection({iceServers: [{urls: 'stun:127.0.0.1:PORT'}]}); } catch (e) {}
+</script><p>stun</p>"""
+
+
+def test_webrtc_sends_nothing_and_is_counted(renderer: Renderer, tmp_path: Path) -> None:
+    udp = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    udp.bind(("127.0.0.1", 0))
+    udp.settimeout(0.2)
+    port = udp.getsockname()[1]
+    site = page(tmp_path, STUN_PAGE.replace("PORT", str(port)))
+    result = renderer.render(site, "page.html", RenderOptions(width=200, height=100, screenshots=2, interval_ms=1500))
+    packets = []
+    deadline = time.monotonic() + 1.0
+    while time.monotonic() < deadline:
+        try:
+            packets.append(udp.recvfrom(2048))
+        except TimeoutError:
+            pass
+    udp.close()
+    assert packets == []  # no STUN binding request left the sandbox
+    assert result.webrtc_attempts >= 2
+    assert any(b.startswith("webrtc:") for b in result.blocked)
+    assert result.report()["webrtc_attempts"] == result.webrtc_attempts
 
 
 def test_files_outside_the_pages_folder_cannot_be_read(renderer: Renderer, tmp_path: Path) -> None:
