@@ -32,6 +32,7 @@ The page is untrusted, so:
 
 from __future__ import annotations
 
+import contextlib
 import mimetypes
 import os
 import shutil
@@ -48,6 +49,8 @@ from ..graders.rendered import capture_names
 PAGE_ORIGIN = "http://page.visioneval.invalid"
 CHROMIUM_ENV = "VISIONEVAL_CHROMIUM"
 _CHROMIUM_NAMES = ("chromium", "chromium-browser", "google-chrome", "chrome")
+_HEAP_MB = 1024
+MAX_PAGE_BYTES = 10 * 1024 * 1024  # a page file larger than this is not rendered (its outputs are judged by size alone)
 _ARGS = [
     "--no-sandbox",  # CI runs as root; the page is contained by the network and file rules instead
     "--disable-gpu",
@@ -59,6 +62,9 @@ _ARGS = [
     "--disable-extensions",
     "--host-resolver-rules=MAP * ~NOTFOUND",
     "--force-webrtc-ip-handling-policy=disable_non_proxied_udp",
+    # A page's JavaScript heap is capped: a page that allocates gigabytes crashes its renderer (a
+    # RenderError of that case) instead of taking the machine's memory.
+    f"--js-flags=--max-old-space-size={_HEAP_MB}",
 ]
 _DEAD_PROXY = {"server": "http://127.0.0.1:9"}  # the discard port: nothing answers
 _MAX_IMAGES = 2000  # <img> recorded per page; more is reported (images_total) and fails the image gates
@@ -79,7 +85,7 @@ class RenderOptions:
     full_page: bool = True
     screenshots: int = 1  # viewport screenshots, interval_ms apart (ArtifactsBench takes 3)
     interval_ms: int = 1000
-    timeout_ms: int = 10_000  # for loading, and for each capture step
+    timeout_ms: int = 10_000  # for the whole render: load, captures, measuring (the intervals come on top)
 
     @classmethod
     def from_mapping(cls, data: dict[str, Any] | None) -> RenderOptions:
@@ -186,6 +192,7 @@ class Renderer:
         from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
         options = options or RenderOptions()
+        _check_size(folder / entry)
         browser = self._ensure_browser()
         result = RenderResult(entry=entry)
         started = time.monotonic()
@@ -202,27 +209,40 @@ class Renderer:
             cdp = context.new_cdp_session(page)
             _watch(page, context, result)
             step = "loading the page"
+            # One budget for the whole render, so dialogs, slow loads and captures cannot add up past it.
+            budget = options.timeout_ms + max(0, options.screenshots - 1) * options.interval_ms
+            deadline = time.monotonic() + budget / 1000
+
+            def left() -> float:
+                remaining = (deadline - time.monotonic()) * 1000
+                if remaining <= 0:
+                    raise PlaywrightTimeout(f"over the budget of {budget} ms")
+                return remaining
+
             try:
-                page.goto(f"{PAGE_ORIGIN}/{entry}", wait_until="load", timeout=options.timeout_ms)
+                page.goto(f"{PAGE_ORIGIN}/{entry}", wait_until="load", timeout=left())
                 for index in range(options.screenshots):
                     if index:
-                        page.wait_for_timeout(options.interval_ms)
+                        page.wait_for_timeout(min(options.interval_ms, left()))
                     step = f"taking screenshot {index + 1}"
-                    result.screenshots.append(page.screenshot(timeout=options.timeout_ms))
+                    result.screenshots.append(page.screenshot(timeout=left()))
                 if options.full_page:
                     step = "taking the full-page screenshot"
-                    result.full_page = page.screenshot(full_page=True, timeout=options.timeout_ms)
+                    result.full_page = page.screenshot(full_page=True, timeout=left())
                 step = "reading the DOM"
-                freeze_page(page, cdp, options.timeout_ms)
+                freeze_page(page, cdp, left())
                 result.dom = page.content()
                 step = "measuring the rendered page"
-                measure_page(page, cdp, result, min(_IMAGE_WAIT_MS, options.timeout_ms))
+                measure_page(page, cdp, result, min(_IMAGE_WAIT_MS, left()))
             except PlaywrightTimeout:
-                cdp.send("Runtime.terminateExecution")
+                # Closing the page stops a busy script and a flood of dialogs alike, at once; asking the
+                # page's runtime to stop waits behind every dialog still coming.
+                with contextlib.suppress(PlaywrightError):
+                    page.close(run_before_unload=False)
                 errors = f"; console errors: {result.console_errors[:3]}" if result.console_errors else ""
                 raise RenderError(
-                    f"the page did not finish {step} within {options.timeout_ms / 1000:g} s "
-                    f"(a script that never ends?); it was stopped{errors}"
+                    f"the page did not finish {step} within its time budget of {budget / 1000:g} s "
+                    f"(timeout_ms plus the intervals between screenshots; a script that never ends?); it was stopped{errors}"
                 ) from None
             except PlaywrightError as exc:
                 raise RenderError(f"rendering failed while {step}: {exc.message.splitlines()[0]}") from exc
@@ -230,6 +250,17 @@ class Renderer:
             result.seconds = time.monotonic() - started
             context.close()
         return result
+
+
+def _check_size(entry: Path) -> None:
+    try:
+        size = entry.stat().st_size
+    except OSError:
+        return  # the route reports a missing page
+    if size > MAX_PAGE_BYTES:
+        raise RenderError(
+            f"the page is {size / 1e6:.1f} MB, over the {MAX_PAGE_BYTES / 1e6:.1f} MB a page may have to be rendered"
+        )
 
 
 # Both run in an isolated world: the page's scripts share the DOM but not these globals, so redefined
@@ -298,7 +329,7 @@ class MeasureError(Exception):
     """The page could not be measured; the message says why."""
 
 
-def freeze_page(page: Any, cdp: Any, timeout_ms: int) -> None:
+def freeze_page(page: Any, cdp: Any, timeout_ms: float) -> None:
     """Pause the page's own scripts, so none can start a loop while the DOM is read and measured.
 
     First a round trip to the page's main thread with a time limit (a locator runs in
@@ -309,7 +340,7 @@ def freeze_page(page: Any, cdp: Any, timeout_ms: int) -> None:
     cdp.send("Emulation.setScriptExecutionDisabled", {"value": True})
 
 
-def measure_page(page: Any, cdp: Any, result: RenderResult, wait_ms: int) -> None:
+def measure_page(page: Any, cdp: Any, result: RenderResult, wait_ms: float) -> None:
     """Record the page's images, visibility and visible text; on failure, ``measure_error`` (never a pass).
 
     Call after :func:`freeze_page`. A Playwright timeout is passed on (a page that stopped answering).
@@ -333,7 +364,7 @@ def measure_page(page: Any, cdp: Any, result: RenderResult, wait_ms: int) -> Non
         result.measure_error = f"the measurement was malformed: {exc!r}"
 
 
-def _wait_for_images(page: Any, cdp: Any, world: int, wait_ms: int) -> None:
+def _wait_for_images(page: Any, cdp: Any, world: int, wait_ms: float) -> None:
     # Polled from here: with the page's scripts paused, a promise in the page would never settle.
     deadline = time.monotonic() + wait_ms / 1000
     while _evaluate(cdp, world, _LOAD_JS) and time.monotonic() < deadline:

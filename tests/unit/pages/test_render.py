@@ -15,7 +15,15 @@ import pytest
 from PIL import Image
 from playwright.sync_api import Error as PlaywrightError
 
-from pytest_visioneval.pages.render import Renderer, RenderError, RenderOptions, RenderResult, find_chromium, measure_page
+from pytest_visioneval.pages.render import (
+    MAX_PAGE_BYTES,
+    Renderer,
+    RenderError,
+    RenderOptions,
+    RenderResult,
+    find_chromium,
+    measure_page,
+)
 
 SMALL = RenderOptions(width=320, height=240, full_page=False, timeout_ms=5000)
 
@@ -146,7 +154,7 @@ def test_files_outside_the_pages_folder_cannot_be_read(renderer: Renderer, tmp_p
 
 def test_endless_script_is_stopped_and_reported(renderer: Renderer, tmp_path: Path) -> None:
     site = page(tmp_path, "<script>console.error('spinning'); while (true) {}</script>")
-    with pytest.raises(RenderError, match=r"did not finish loading the page within 1\.5 s.*stopped.*spinning"):
+    with pytest.raises(RenderError, match=r"did not finish loading the page within its time budget of 1\.5 s.*stopped.*spinning"):
         renderer.render(site, "page.html", RenderOptions(timeout_ms=1500, full_page=False))
     # The shared browser is still usable afterwards.
     ok = renderer.render(page(tmp_path / "ok", "<p>fine</p>"), "page.html", SMALL)
@@ -364,3 +372,26 @@ def test_the_page_cannot_start_a_loop_while_it_is_measured(tmp_path: Path) -> No
     result = render_in_thread(site, RenderOptions(width=320, height=240, full_page=False, timeout_ms=3000), 30)
     assert isinstance(result, RenderResult) and result.measure_error is None
     assert result.images is not None and result.images[0]["natural_width"] == 8
+
+
+# -- limits that hold: time, size, memory; the next page still renders ------------------------
+def test_a_flood_of_dialogs_is_stopped_within_the_budget(renderer: Renderer, tmp_path: Path) -> None:
+    site = page(tmp_path, "<script>for (let i = 0; i < 1000000; i++) alert(i);</script><p>x</p>")
+    started = time.monotonic()
+    with pytest.raises(RenderError, match="within its time budget of 3 s"):
+        renderer.render(site, "page.html", RenderOptions(width=200, height=100, timeout_ms=3000))
+    assert time.monotonic() - started < 3 + 4  # the budget, plus closing the page
+
+
+def test_a_page_that_takes_gigabytes_crashes_alone(renderer: Renderer, tmp_path: Path) -> None:
+    hog = page(tmp_path / "hog", "<script>const k = []; for (let i = 0; i < 4000; i++) k.push(new Array(1e6).fill(i));</script>")
+    with pytest.raises(RenderError, match="Page crashed"):
+        renderer.render(hog, "page.html", SMALL)
+    fine = renderer.render(page(tmp_path / "fine", "<p>still here</p>"), "page.html", SMALL)
+    assert fine.screenshots and "still here" in fine.dom
+
+
+def test_a_page_too_large_is_not_rendered(renderer: Renderer, tmp_path: Path) -> None:
+    site = page(tmp_path, "<p>" + "x" * (MAX_PAGE_BYTES + 1) + "</p>")
+    with pytest.raises(RenderError, match=r"the page is 10.5 MB, over the 10.5 MB a page may have"):
+        renderer.render(site, "page.html", SMALL)
