@@ -199,7 +199,7 @@ def test_not_blank_fails_white_with_faint_noise(case: CaseSpec) -> None:
     assert np.asarray(Image.fromarray(noisy).convert("L"), dtype=float).std() > 2.0
     gate = grade({}, case, Artifact("image-0.png", encoded(Image.fromarray(noisy))))["not_blank"]
     assert not gate.passed, gate.reason
-    assert gate.reason.startswith("blank image(s): image-0.png (0.00% of pixels off its background colour, luminance std 0.")
+    assert gate.reason.startswith("blank image(s): image-0.png (0.00% of pixels off its background colour, luminance std 1.26)")
 
 
 def test_not_blank_passes_a_small_icon_on_a_large_canvas(case: CaseSpec) -> None:
