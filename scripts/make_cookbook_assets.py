@@ -162,10 +162,11 @@ def flyer(lines: list[str], accent: RGB) -> Image.Image:
     """Dark text on a light card, one required line per row; the first line is the headline."""
     big = ImageFont.load_default(size=44)
     body = ImageFont.load_default(size=30)
-    img = Image.new("RGB", (640, 800), (250, 247, 240))
+    # 640x960: the 2:3 portrait of the suite's requested size (1024x1536), as a model would return it.
+    img = Image.new("RGB", (640, 960), (250, 247, 240))
     d = ImageDraw.Draw(img)
     d.rectangle((0, 0, 640, 24), fill=accent)
-    d.rectangle((0, 776, 640, 800), fill=accent)
+    d.rectangle((0, 936, 640, 960), fill=accent)
     y = 90
     for index, line in enumerate(lines):
         font = big if index == 0 else body

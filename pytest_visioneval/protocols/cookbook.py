@@ -68,6 +68,8 @@ FIELDS_SCHEMA: Mapping[str, Any] = {
         "text_match": {"enum": ["normalized", "exact"]},
         # The cookbook passes the text check only when nothing is missing and nothing extra was read.
         "allow_extra_text": {"type": "boolean"},
+        # How often each line may be read; default exactly_once, or at_least_once with allow_extra_text.
+        "text_times": {"enum": ["at_least_once", "exactly_once"]},
         # true: compare with the case's reference as a canonical result; a number also gates at that score.
         "ground_truth": {"oneOf": [{"type": "boolean"}, {"type": "number", "minimum": 0, "maximum": 1}]},
     },
@@ -136,14 +138,18 @@ def _check_use_case(use_case: str, spec: UseCase, task: str, case: Mapping[str, 
 def _text_graders(fields: Mapping[str, Any]) -> list[dict[str, Any]]:
     lines = fields.get("required_text")
     if not lines:
-        stray = [key for key in ("text_match", "allow_extra_text") if key in fields]
+        stray = [key for key in ("text_match", "allow_extra_text", "text_times") if key in fields]
         if stray:
             raise ValueError(f"{' and '.join(stray)} only apply with required_text")
         return []
+    allow_extra = fields.get("allow_extra_text", False)
     options = {
         "required": list(lines),
         "match": fields.get("text_match", "normalized"),
-        "forbid_extra": not fields.get("allow_extra_text", False),
+        # The strict check forbids text no required line accounts for, and a second copy of a line is
+        # such text: one required line accounts for one reading of it.
+        "times": fields.get("text_times", "at_least_once" if allow_extra else "exactly_once"),
+        "forbid_extra": not allow_extra,
     }
     return [{"use": "text", "name": TEXT, "options": options}]
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import jsonschema
@@ -15,7 +16,9 @@ from pytest_visioneval.artifacts import Artifact
 from pytest_visioneval.cases.spec import CaseSpec
 from pytest_visioneval.errors import GraderError
 from pytest_visioneval.graders import Gate, Metric
-from pytest_visioneval.graders.ocr import TextGrader, match_exact, match_normalized, normalize, prepare
+from pytest_visioneval.graders.ocr import TextGrader, match_lines, normalize, ocr_lines, prepare
+
+from .ocr_images import duplicate_line, erase_character, jpeg, load, png, remove_line, shifted
 
 # What the checkout mockup shows, block by block (header, summary, list, buttons).
 SCREEN = {
@@ -28,6 +31,8 @@ SCREEN = {
     "link": "Cancel",
 }
 REQUIRED = ["Acme Store", "Cart (2)", "Order summary", "Free shipping", "Total: $47.00", "Place Order", "Cancel"]
+FONT = ImageFont.load_default(size=40)
+DEJAVU = Path("/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf")  # has a real bullet glyph; Pillow's default font does not
 
 
 def draw_screen(**changes: str | None) -> bytes:
@@ -167,6 +172,179 @@ def test_a_line_found_in_any_output_image_counts(case: CaseSpec, screen: Artifac
     assert "image-0.png: " in metric.reason and "image-1.png: " in metric.reason
 
 
+def test_side_by_side_items_on_one_row_are_read_as_separate_lines(screen: Artifact) -> None:
+    # "Place Order" (in its button) and "Cancel" share a row; tesseract joins them, the grader splits at the gap
+    lines = ocr_lines(Image.open(io.BytesIO(screen.data)))
+    assert "Place Order" in lines and "Cancel" in lines
+
+
+def test_a_failing_gate_shows_what_ocr_read(case: CaseSpec, screen: Artifact) -> None:
+    gate, metric = run({"required": ["Place Order", "Checkout now"]}, case, screen)
+    assert not gate.passed
+    assert gate.reason.startswith('1 of 2 required lines found, need 2; missing: "Checkout now"; other text read: ')
+    read = gate.reason.split("; read: ", 1)[1]
+    assert read.startswith('"Acme Store') and "Place Order" in read and "Cancel" in read
+    assert metric.reason == gate.reason
+    passing, _ = run({"required": ["Place Order"]}, case, screen)
+    assert passing.reason == "the required line was found"  # a pass stays short
+
+
+def test_the_read_text_in_a_reason_is_cut_short(case: CaseSpec) -> None:
+    img = Image.new("RGB", (1200, 700), "white")
+    draw = ImageDraw.Draw(img)
+    for row in range(8):
+        draw.text((30, 20 + 85 * row), f"Row {row} of a long list of words that fills the page", font=FONT, fill="black")
+    gate, metric = run({"required": ["Nothing like it"]}, case, Artifact("image-0.png", png(img)))
+    read = gate.reason.split("; read: ", 1)[1]
+    assert read.startswith('"Row 0 of a long list') and read.endswith('\u2026"')
+    assert len(read) == 300 + 2  # READ_PREVIEW_CHARS, in quotes
+    assert metric.reason.endswith(read)
+
+
+# -- how often, and standing alone (real OCR) ---------------------------------
+def flyer(*lines: str, font: ImageFont.ImageFont | ImageFont.FreeTypeFont | None = None) -> bytes:
+    """A promo flyer like the shipped ones: one line per row, centred, the first as the headline."""
+    img = Image.new("RGB", (640, 800), (250, 247, 240))
+    draw = ImageDraw.Draw(img)
+    y = 90
+    for index, line in enumerate(lines):
+        face = font or ImageFont.load_default(size=44 if index == 0 else 30)
+        draw.text(((640 - draw.textlength(line, font=face)) / 2, y), line, font=face, fill=(30, 30, 36))
+        y += 150 if index == 0 else 110
+    return png(img)
+
+
+COCOA = ["HOT COCOA NIGHTS", "Maple Marshmallow Cocoa", "Open until 10pm"]
+
+
+@pytest.mark.parametrize("match", ["normalized", "exact"])
+def test_a_line_inside_a_longer_line_that_changes_it_does_not_count(case: CaseSpec, match: str) -> None:
+    negated = Artifact("image-0.png", flyer("HOT COCOA NIGHTS", "Maple Marshmallow Cocoa", "Not open until 10pm"))
+    gate, metric = run({"required": COCOA, "match": match}, case, negated)
+    assert not gate.passed
+    assert 'missing: "Open until 10pm" (only found inside "Not open until 10pm")' in gate.reason
+    assert metric.value == pytest.approx(2 / 3)
+    correct, _ = run({"required": COCOA, "match": match}, case, Artifact("image-0.png", flyer(*COCOA)))
+    assert correct.passed, correct.reason
+
+
+def test_no_free_entry_is_not_free_entry(case: CaseSpec) -> None:
+    required = ["Summer Book Fair", "Free entry for children"]
+    gate, _ = run({"required": required}, case, Artifact("image-0.png", flyer("Summer Book Fair", "No free entry for children")))
+    assert not gate.passed
+    assert 'missing: "Free entry for children" (only found inside "No free entry for children")' in gate.reason
+
+
+def test_exactly_once_fails_a_line_printed_twice(case: CaseSpec) -> None:
+    twice = Artifact("image-0.png", flyer("HOT COCOA NIGHTS", "Open until 10pm", "Maple Marshmallow Cocoa", "Open until 10pm"))
+    gate, metric = run({"required": COCOA, "times": "exactly_once"}, case, twice)
+    assert not gate.passed
+    assert gate.reason.startswith(
+        '2 of 3 required lines found, need 3; "Open until 10pm" read 2 times, expected exactly 1; read: '
+    )
+    assert metric.value == pytest.approx(2 / 3)
+    # at least once (the default) is content with two
+    lenient, _ = run({"required": COCOA}, case, twice)
+    assert lenient.passed, lenient.reason
+    once, _ = run({"required": COCOA, "times": "exactly_once"}, case, Artifact("image-0.png", flyer(*COCOA)))
+    assert once.passed, once.reason
+
+
+def test_exactly_once_counts_over_all_output_images(case: CaseSpec) -> None:
+    first = Artifact("image-0.png", flyer("HOT COCOA NIGHTS", "Open until 10pm"))
+    second = Artifact("image-1.png", flyer("Maple Marshmallow Cocoa", "Open until 10pm"))
+    gate, _ = run({"required": COCOA, "times": "exactly_once"}, case, first, second)
+    assert not gate.passed
+    assert '"Open until 10pm" read 2 times, expected exactly 1' in gate.reason
+
+
+def test_a_bullet_glyph_misread_by_ocr_is_read_as_a_bullet(case: CaseSpec) -> None:
+    # DejaVu Sans draws a real bullet; tesseract alone reads it as "¢"
+    dejavu = ImageFont.truetype(str(DEJAVU), 28)
+    bullets = Artifact("image-0.png", flyer("Summer Book Fair", "• Riverside Library", "• Free entry for children", font=dejavu))
+    assert "• Riverside Library" in ocr_lines(Image.open(io.BytesIO(bullets.data)))
+    plain, _ = run({"required": ["Riverside Library", "Free entry for children"], "match": "exact"}, case, bullets)
+    assert plain.passed, plain.reason
+    with_bullet, _ = run({"required": ["• Riverside Library"], "match": "exact"}, case, bullets)
+    assert with_bullet.passed, with_bullet.reason
+    dash, _ = run({"required": ["- Riverside Library"], "match": "exact"}, case, bullets)
+    assert not dash.passed
+    assert 'missing: "- Riverside Library" (read as "• Riverside Library")' in dash.reason
+
+
+# -- the shipped references and their variants ---------------------------------
+# The example suites' references with their required lines (cases/cookbook/*.eval.yaml).
+FLYER = "cases/cookbook/flyers/book-fair.png"
+FLYER_LINES = ["Summer Book Fair", "Saturday 14 June, 10am to 6pm", "Riverside Library", "Free entry for children", "Visit us"]
+PROMO = "cases/cookbook/promo_flyers/cocoa-nights.png"
+PROMO_LINES = ["HOT COCOA NIGHTS", "Maple Marshmallow Cocoa", "Half price after 6pm", "Open until 10pm"]
+LOGIN = "cases/cookbook/ui_mockups/login.png"
+LOGIN_LINES = ["Sign in", "Email", "Password", "Log In"]
+SETTINGS = "cases/cookbook/ui_mockups/settings.png"
+SETTINGS_LINES = ["Settings", "Display name", "Language", "Save"]
+STRICT = {"match": "exact", "times": "exactly_once", "forbid_extra": True}
+
+
+@pytest.mark.parametrize(
+    ("reference", "lines"),
+    [(FLYER, FLYER_LINES), (PROMO, PROMO_LINES), (LOGIN, LOGIN_LINES), (SETTINGS, SETTINGS_LINES)],
+    ids=["flyer", "promo", "login", "settings"],
+)
+@pytest.mark.parametrize("variant", ["png", "jpeg95", "jpeg85", "shifted"])
+def test_shipped_references_and_faithful_copies_pass_the_strict_check(
+    case: CaseSpec, reference: str, lines: list[str], variant: str
+) -> None:
+    image = load(reference)
+    data = {"png": png(image), "jpeg95": jpeg(image, 95), "jpeg85": jpeg(image, 85), "shifted": shifted(image)}[variant]
+    gate, metric = run({"required": lines, **STRICT}, case, Artifact("image-0.png", data))
+    assert gate.passed, gate.reason
+    assert metric.value == 1.0
+
+
+def test_white_labels_on_coloured_buttons_are_read(case: CaseSpec) -> None:
+    # Plain greyscale OCR missed "Log In" (white on blue) and "Settings"/"Save" (white on purple).
+    for reference, label in ((LOGIN, "Log In"), (SETTINGS, "Save"), (SETTINGS, "Settings")):
+        assert label in ocr_lines(load(reference)), reference
+
+
+def test_a_one_letter_typo_in_a_shipped_flyer_fails(case: CaseSpec) -> None:
+    typo = Artifact("image-0.png", erase_character(load(FLYER), "Riverside", 4))  # "Rive side"
+    for match in ("normalized", "exact"):
+        gate, _ = run({"required": FLYER_LINES, "match": match}, case, typo)
+        assert not gate.passed
+        assert 'missing: "Riverside Library"; other text read: "- Rive side Library"' in gate.reason
+
+
+def test_a_missing_line_in_a_shipped_flyer_fails(case: CaseSpec) -> None:
+    gone = Artifact("image-0.png", remove_line(load(FLYER), "Free entry for children"))
+    gate, _ = run({"required": FLYER_LINES, **STRICT}, case, gone)
+    assert not gate.passed
+    assert gate.reason.startswith('4 of 5 required lines found, need 5; missing: "Free entry for children"; read: ')
+
+
+def test_a_duplicated_line_in_a_shipped_flyer_fails_exactly_once(case: CaseSpec) -> None:
+    twice = Artifact("image-0.png", duplicate_line(load(FLYER), "Riverside Library", to_top=450))
+    gate, _ = run({"required": FLYER_LINES, "match": "exact", "times": "exactly_once"}, case, twice)
+    assert not gate.passed
+    assert '"Riverside Library" read 2 times, expected exactly 1' in gate.reason
+
+
+def test_a_button_label_copied_into_the_header_is_read_twice(case: CaseSpec) -> None:
+    # Page layout garbles the copy beside the title ("Logiin", with low confidence); read alone it is "Log In".
+    twice = Artifact("image-0.png", duplicate_line(load(LOGIN), "Log In", to_top=8))
+    gate, _ = run({"required": LOGIN_LINES, "times": "exactly_once"}, case, twice)
+    assert not gate.passed
+    assert '"Log In" read 2 times, expected exactly 1' in gate.reason
+
+
+def test_the_second_look_recovers_a_line_misread_at_first(case: CaseSpec) -> None:
+    # At JPEG quality 85 the first look reads the title as "Signin"; re-read alone from greyscale it is "Sign in".
+    image = load(LOGIN)
+    assert "Signin" in ocr_lines(Image.open(io.BytesIO(jpeg(image, 85))))
+    gate, _ = run({"required": LOGIN_LINES, **STRICT}, case, Artifact("image-0.png", jpeg(image, 85)))
+    assert gate.passed, gate.reason
+
+
 # -- outputs that cannot be read --------------------------------------------
 def test_undecodable_bytes_fail(case: CaseSpec) -> None:
     gate, metric = run({"required": ["Place Order"]}, case, Artifact("image-0.png", b"not an image at all"))
@@ -205,7 +383,12 @@ def test_unknown_language_is_an_error(case: CaseSpec, screen: Artifact) -> None:
 # -- options and case checks ------------------------------------------------
 @pytest.mark.parametrize(
     "options",
-    [{"required": ["A"]}, {"required": ["A", "B"], "match": "exact", "forbid_extra": True, "min_found": 0.5, "lang": "eng+deu"}],
+    [
+        {"required": ["A"]},
+        {"required": ["A", "B"], "match": "exact", "forbid_extra": True, "min_found": 0.5, "lang": "eng+deu"},
+        {"required": ["A"], "times": "exactly_once"},
+        {"required": ["A"], "times": "at_least_once"},
+    ],
 )
 def test_schema_accepts(options: dict[str, Any]) -> None:
     jsonschema.validate(options, TextGrader.options_schema)
@@ -221,8 +404,9 @@ def test_schema_accepts(options: dict[str, Any]) -> None:
         {"required": ["A"], "min_found": 1.5},
         {"required": ["A"], "lang": "eng; rm -rf /"},
         {"required": ["A"], "colour": "red"},
+        {"required": ["A"], "times": "twice"},
     ],
-    ids=["no-required", "empty", "blank-line", "bad-match", "min-found", "bad-lang", "unknown-key"],
+    ids=["no-required", "empty", "blank-line", "bad-match", "min-found", "bad-lang", "unknown-key", "bad-times"],
 )
 def test_schema_rejects(options: dict[str, Any]) -> None:
     with pytest.raises(jsonschema.ValidationError):
@@ -289,35 +473,55 @@ def test_normalize(text: str, expected: str) -> None:
     assert normalize(text) == expected
 
 
-def test_normalized_match_finds_lines_merged_by_ocr() -> None:
-    found, extra = match_normalized(["Place Order", "Cancel"], ["Place Order Cancel"])
-    assert found == {0, 1}
-    assert extra == []
+def test_a_line_counts_only_where_it_stands_on_its_own() -> None:
+    lines = ["Not open until 10pm", "Open until 10pm | Free entry", "• Free entry", "Free entry - for members"]
+    counts, extra = match_lines(["Open until 10pm", "Free entry"], lines, exact=True)
+    # inside a longer line: no; between separators or after a bullet: yes
+    assert counts == [1, 3]
+    assert extra == ["Not open until 10pm", "for members"]
 
 
-def test_normalized_match_needs_whole_words_in_order() -> None:
-    found, extra = match_normalized(["Order", "Place Order"], ["Reorder now", "Order Place"])
-    assert found == {0}  # "Order" is found in "Order Place", never inside "Reorder"
-    assert extra == ["Reorder now", "Place"]
+def test_normalized_matching_also_needs_the_line_to_stand_alone() -> None:
+    lines = ["No free entry for children", "Reorder now", "Order Place", "Place Order | Cancel"]
+    counts, extra = match_lines(["Free entry for children", "Order", "Place Order"], lines)
+    assert counts == [0, 0, 1]  # "Order" is neither inside "Reorder" nor the start of "Order Place"
+    assert extra == ["No free entry for children", "Reorder now", "Order Place", "Cancel"]
 
 
-def test_normalized_match_reports_the_uncovered_text_as_read() -> None:
-    found, extra = match_normalized(["Place Order"], ["\u00a2 Plaec Ordr", "Total: Place Order $5.00"])
-    assert found == {0}
-    assert extra == ["\u00a2 Plaec Ordr", "Total:", "$5.00"]  # reported as read, misread bullet and all
+def test_occurrences_are_counted_over_all_read_lines() -> None:
+    counts, _ = match_lines(["Riverside Library"], ["- Riverside Library", "RIVERSIDE LIBRARY", "Riverside Library."])
+    assert counts == [3]
+    assert match_lines(["Riverside Library"], ["- Riverside Library", "RIVERSIDE LIBRARY"], exact=True)[0] == [1]
+
+
+def test_normalized_matching_forgives_spaces_and_the_1_l_confusion_exact_does_not() -> None:
+    read = ["Signin", "Friday 8pm to 1lpm", "Vi sit us"]
+    assert match_lines(["Sign in", "Friday 8pm to 11pm", "Visit us"], read)[0] == [1, 1, 1]
+    assert match_lines(["Sign in", "Friday 8pm to 11pm", "Visit us"], read, exact=True)[0] == [0, 0, 0]
+    # words must still be the same words: a missing letter is not a space
+    assert match_lines(["Riverside Library"], ["Rive side Library", "Riverside Libary"])[0] == [0]
+
+
+def test_leftovers_are_reported_as_read() -> None:
+    counts, extra = match_lines(["Place Order"], ["\u00a2 Plaec Ordr", "Total: $5.00 | Place Order"])
+    assert counts == [1]
+    assert extra == ["\u00a2 Plaec Ordr", "Total: $5.00"]  # misread bullet and all; the separator dropped
 
 
 def test_short_fragments_are_noise_not_extra_text() -> None:
-    # "e" and "|" are what OCR typically makes of a bullet dot or a border
-    found, extra = match_normalized(["Free shipping"], ["e Free shipping", "|", "Free shipping 2x"])
-    assert found == {0}
+    # "¢" and "|" are what OCR typically makes of a bullet dot or a border
+    counts, extra = match_lines(["Free shipping"], ["\u00a2 Free shipping", "|", "Free shipping | 2x"])
+    assert counts == [2]
     assert extra == ["2x"]
 
 
 def test_exact_match_is_character_for_character() -> None:
-    found, extra = match_exact(["• Free shipping", "Total:", "place order"], ["- Free shipping", "Total: $47.00", "Place Order"])
-    assert found == {1}
-    assert extra == ["- Free shipping", "$47.00", "Place Order"]
+    required = ["• Free shipping", "Total:", "place order", "Riverside Library"]
+    read = ["- Free shipping", "Total: $47.00", "Place Order", '"Riverside Library."']
+    counts, extra = match_lines(required, read, exact=True)
+    # the bullet differs, "Total:" is only part of a line, the case differs; quotes and a full stop may wrap a line
+    assert counts == [0, 0, 0, 1]
+    assert extra == ["- Free shipping", "Total: $47.00", "Place Order"]
 
 
 def test_prepare_flattens_transparency_and_doubles_small_images() -> None:

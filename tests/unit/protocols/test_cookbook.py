@@ -84,10 +84,45 @@ def test_ui_mockup_implies_a_generation_case_with_image_and_rubric(load: Callabl
 def test_required_text_implies_the_strict_text_check(load: Callable[..., CaseSpec]) -> None:
     case = load({"use_case": "marketing_flyer", "required_text": ["SALE", "20% OFF • Mon-Thu"], "text_match": "exact"})
     text = graders(case)["text"]
-    assert dict(text.options) == {"required": ["SALE", "20% OFF • Mon-Thu"], "match": "exact", "forbid_extra": True}
+    # Strict: each line read exactly once (a second copy is text no required line accounts for), nothing else.
+    assert dict(text.options) == {
+        "required": ["SALE", "20% OFF • Mon-Thu"],
+        "match": "exact",
+        "times": "exactly_once",
+        "forbid_extra": True,
+    }
     relaxed = load({"required_text": ["SALE"], "allow_extra_text": True}, task="image_generation")
-    assert dict(graders(relaxed)["text"].options) == {"required": ["SALE"], "match": "normalized", "forbid_extra": False}
+    assert dict(graders(relaxed)["text"].options) == {
+        "required": ["SALE"],
+        "match": "normalized",
+        "times": "at_least_once",
+        "forbid_extra": False,
+    }
     assert [g.name for g in relaxed.graders] == ["text"]  # no use case: only the text check
+
+
+@pytest.mark.parametrize(
+    ("case_fields", "times"),
+    [
+        ({"text_times": "at_least_once"}, "at_least_once"),
+        ({"allow_extra_text": True, "text_times": "exactly_once"}, "exactly_once"),
+    ],
+)
+def test_text_times_sets_how_often_each_line_may_be_read(
+    load: Callable[..., CaseSpec], case_fields: dict[str, Any], times: str
+) -> None:
+    case = load({"use_case": "marketing_flyer", "required_text": ["SALE"], **case_fields})
+    assert graders(case)["text"].options["times"] == times
+
+
+def test_the_promo_flyers_suite_checks_each_line_exactly_once() -> None:
+    # Its criteria say "Every required line appears exactly once, spelled as given".
+    root = Path(__file__).resolve().parents[3]
+    suite = load_case_file(root / "cases" / "cookbook" / "promo_flyers.eval.yaml")
+    assert suite.cases
+    for case in suite.cases:
+        options = graders(case)["text"].options
+        assert (options["match"], options["times"], options["forbid_extra"]) == ("exact", "exactly_once", True)
 
 
 def test_virtual_tryon_is_an_edit_of_two_images_with_locality_under_a_mask(load: Callable[..., CaseSpec]) -> None:
@@ -132,6 +167,8 @@ def test_the_case_and_defaults_override_implied_graders_by_name(load: Callable[.
         ({"ground_truth": 2}, {}, "ground_truth"),
         ({"colour": "red"}, {}, "'colour' was unexpected"),
         ({"text_match": "exact"}, {}, "text_match only apply with required_text"),
+        ({"text_times": "exactly_once"}, {}, "text_times only apply with required_text"),
+        ({"text_times": "twice", "required_text": ["x"]}, {}, "'twice' is not one of"),
         ({"use_case": "logo_edit"}, {"task": "image_generation"}, "task must be image_editing, not image_generation"),
         ({"use_case": "virtual_tryon"}, {"images": ["person.png"]}, "needs 2 input images (the person, then the garment), got 1"),
         ({"use_case": "ui_mockup", "ground_truth": True}, {}, "ground_truth compares with the case's 'reference'"),
