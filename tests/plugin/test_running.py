@@ -36,7 +36,7 @@ def test_failed_gate_fails_the_test_with_what_and_why(pytester: pytest.Pytester,
     assert "demo/first: 2 gate(s) failed" in text
     assert "image.size: first.png is 10x10, expected 64x48" in text
     assert "similarity.match: score" in text
-    assert "image.not_blank: blank image(s): third.png (luminance std 0.00)" in text
+    assert "image.not_blank: blank image(s): third.png (0.00% of pixels off its background colour, luminance std 0.00)" in text
     assert result.ret == pytest.ExitCode.TESTS_FAILED
 
 
