@@ -44,13 +44,11 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
-import numpy as np
-from PIL import Image
-
 from ..artifacts import Artifact
 from ..cases.spec import CaseSpec
 from ..errors import GraderError
 from .base import Gate, Grade, GradeContext, Metric
+from .imaging import content_share as pixel_content_share
 from .imaging import decode, rgb_array
 from .rendered import REPORT_NAME, OutputImages, read_report, screenshots
 
@@ -255,7 +253,4 @@ def content_share(artifact: Artifact) -> float:
         image = decode(artifact.data)
     except ValueError as exc:
         raise GraderError(f"render_check: capture {artifact.name} does not decode: {exc}") from exc
-    pixels = rgb_array(image)
-    flat = Image.fromarray(pixels.astype(np.uint8))
-    _, background = max(flat.getcolors(flat.width * flat.height) or [(0, (255, 255, 255))], key=lambda c: c[0])
-    return float((np.abs(pixels - np.asarray(background, dtype=np.float32)).max(axis=2) > _TOLERANCE).mean())
+    return pixel_content_share(rgb_array(image), _TOLERANCE)
