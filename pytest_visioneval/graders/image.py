@@ -140,8 +140,7 @@ class ImageGrader:
     def _requested_size(self, case: CaseSpec) -> tuple[int, int] | None:
         if any(key in self.options for key in ("width", "height", "aspect")):
             return None  # the size gates the case asked for explicitly decide
-        match = _SIZE.match(str(case.params.get("size", "")))
-        return (int(match[1]), int(match[2])) if match and int(match[1]) and int(match[2]) else None
+        return requested_size(case.params)
 
     def _not_blank(self, decoded: list[tuple[str, Image.Image]]) -> Gate:
         floor = float(self.options.get("blank_std", 2.0))
@@ -170,6 +169,12 @@ class ImageGrader:
         if same:
             return Gate("differs_from_input", False, "; ".join(same) + ": nothing was edited")
         return Gate("differs_from_input", True, "every output differs from the inputs")
+
+
+def requested_size(params: Mapping[str, Any]) -> tuple[int, int] | None:
+    """The ``WxH`` a case's ``params.size`` asks for, or None (no size, ``auto``, a zero side)."""
+    match = _SIZE.match(str(params.get("size", "")))
+    return (int(match[1]), int(match[2])) if match and int(match[1]) and int(match[2]) else None
 
 
 def _blankness(image: Image.Image) -> tuple[float, float]:

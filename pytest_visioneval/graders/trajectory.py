@@ -150,11 +150,12 @@ def reference_frames(reference: Path | None) -> Frames:
     if reference is None or not reference.is_dir():
         return []
     paths = [p for p in reference.iterdir() if p.is_file() and p.suffix.lower() in _IMAGE_SUFFIXES]
-    return [(p.name, Screen(load_path(p))) for p in sorted(paths, key=natural_key)]
+    return [(p.name, Screen(load_path(p))) for p in sorted(paths, key=lambda p: natural_key(p.name))]
 
 
-def natural_key(path: Path) -> list[Any]:
-    return [int(part) if part.isdigit() else part for part in re.split(r"(\d+)", path.name)]
+def natural_key(name: str) -> list[Any]:
+    """Sort key for file names in natural order: frame-2 before frame-10."""
+    return [int(part) if part.isdigit() else part for part in re.split(r"(\d+)", name)]
 
 
 def _in_order(frames: Frames, reference: Frames) -> Gate:

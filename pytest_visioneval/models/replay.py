@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import glob
 import json
-import re
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -29,10 +28,8 @@ from typing import Any
 from ..artifacts import PROVENANCE_FILE, Artifact, ModelOutput
 from ..cases.spec import CaseSpec
 from ..errors import ModelError
+from ..graders.rendered import is_capture
 from .base import ModelSettings
-
-# What a run writes next to a model's output when it renders a page; never a model's own file.
-DERIVED_NAMES = re.compile(r"^(screenshot-\d+\.png|fullpage\.png|dom-snapshot\.txt|render\.json)$")
 
 
 class ReplayModel:
@@ -80,7 +77,7 @@ def output_files(folder: Path) -> tuple[list[Path], list[str]]:
     candidates = [p for p in candidates if p.is_file() or p.is_symlink()]
     listed = _listed_outputs(folder / PROVENANCE_FILE)
     if listed is None:
-        keep = [p for p in candidates if not DERIVED_NAMES.match(p.name)]
+        keep = [p for p in candidates if not is_capture(p.name)]
     else:
         missing = sorted(listed - {p.name for p in candidates})
         if missing:

@@ -9,6 +9,7 @@ import numpy as np
 from PIL import Image
 
 from ..artifacts import Artifact
+from ..graders.imaging import decode
 
 
 @dataclass(frozen=True)
@@ -35,11 +36,9 @@ class NotApplicable:
 
 def decoded(artifact: Artifact) -> Image.Image | None:
     try:
-        image = Image.open(io.BytesIO(artifact.data))
-        image.load()
-    except (OSError, ValueError, Image.DecompressionBombError):
+        return decode(artifact.data)
+    except ValueError:
         return None
-    return image
 
 
 def png(image: Image.Image) -> bytes:

@@ -2,16 +2,14 @@
 
 from __future__ import annotations
 
-import re
-
 import numpy as np
 from PIL import Image
 
 from ..artifacts import Artifact
 from ..cases.spec import CaseSpec
+from ..graders.image import requested_size
 from .base import Mutant, NotApplicable, decoded, jpeg, png, replaced, shifted, with_suffix
 
-_SIZE = re.compile(r"^\s*\d+\s*[xX]\s*\d+\s*$")
 SIZE_OPTIONS = ("width", "height", "aspect")
 
 
@@ -62,6 +60,6 @@ def image_mutants(case: CaseSpec, artifacts: tuple[Artifact, ...]) -> tuple[list
 def _expects_aspect(case: CaseSpec) -> bool:
     if case.task == "image_editing" and case.images:
         return True
-    if _SIZE.match(str(case.params.get("size", ""))):
+    if requested_size(case.params) is not None:
         return True
     return any(g.use == "image" and any(k in g.options for k in SIZE_OPTIONS) for g in case.graders)

@@ -6,10 +6,11 @@ import re
 
 from ..artifacts import Artifact
 from ..cases.spec import CaseSpec
+from ..graders.rendered import screenshot_name
 from .base import Mutant, NotApplicable, decoded, png, replaced
 
 _IMG_SRC = re.compile(r"(<img\b[^>]*?\bsrc\s*=\s*)(\"[^\"]*\"|'[^']*'|[^\s>]+)", re.IGNORECASE)
-_CAPTURE = "screenshot-1.png"  # what the renderer writes next to the page
+_CAPTURE = screenshot_name(1)  # what the renderer writes next to the page
 
 
 def page_mutants(case: CaseSpec, artifacts: tuple[Artifact, ...]) -> tuple[list[Mutant], list[NotApplicable]]:
@@ -23,7 +24,7 @@ def page_mutants(case: CaseSpec, artifacts: tuple[Artifact, ...]) -> tuple[list[
     mutants: list[Mutant] = []
     skipped: list[NotApplicable] = []
 
-    def swap(name: str, broken: bool, description: str, text: str, others: tuple[Artifact, ...] = ()) -> None:
+    def swap(name: str, broken: bool, description: str, text: str, others: tuple[tuple[Artifact, Artifact], ...] = ()) -> None:
         if block is not None:
             text = reply[: block[0]] + text + reply[block[1] :]
         base = replaced(artifacts, page, Artifact(page.name, text.encode("utf-8"), page.mime))

@@ -9,7 +9,7 @@ from .base import Mutant, NotApplicable, decoded, jpeg, with_suffix
 
 
 def trajectory_mutants(case: CaseSpec, artifacts: tuple[Artifact, ...]) -> tuple[list[Mutant], list[NotApplicable]]:
-    frames = sorted((a for a in artifacts if a.kind == "image"), key=lambda a: natural_key_of(a.name))
+    frames = sorted((a for a in artifacts if a.kind == "image"), key=lambda a: natural_key(a.name))
     others = tuple(a for a in artifacts if a.kind != "image")
     if len(frames) < 3:
         return [], [NotApplicable("trajectory", f"{len(frames)} frame(s): too few to repeat or reorder")]
@@ -44,9 +44,3 @@ def trajectory_mutants(case: CaseSpec, artifacts: tuple[Artifact, ...]) -> tuple
         re_encoded.append(Artifact(with_suffix(frame.name, ".jpg"), jpeg(image, 90)) if image is not None else frame)
     mutants.append(Mutant("jpeg_q90", False, "every frame re-encoded as JPEG q90", others + tuple(re_encoded)))
     return mutants, skipped
-
-
-def natural_key_of(name: str) -> list[object]:
-    from pathlib import Path
-
-    return natural_key(Path(name))

@@ -15,7 +15,7 @@ from pytest_visioneval.graders.base import Gate
 from pytest_visioneval.graders.trajectory import TrajectoryGrader, natural_key
 
 EXAMPLE = Path(__file__).parents[3] / "cases" / "gebench" / "multi_step"
-FRAMES = sorted((EXAMPLE / "trajectory").glob("frame-*.png"), key=natural_key)
+FRAMES = sorted((EXAMPLE / "trajectory").glob("frame-*.png"), key=lambda p: natural_key(p.name))
 
 
 def as_artifacts(paths: list[Path]) -> tuple[Artifact, ...]:
@@ -91,4 +91,4 @@ def test_without_a_reference_folder_order_is_not_judged(make_case: Callable[...,
 
 def test_natural_order_puts_frame_10_after_frame_2() -> None:
     names = [Path(f"frame-{i}.png") for i in (10, 2, 1)]
-    assert [p.name for p in sorted(names, key=natural_key)] == ["frame-1.png", "frame-2.png", "frame-10.png"]
+    assert [p.name for p in sorted(names, key=lambda p: natural_key(p.name))] == ["frame-1.png", "frame-2.png", "frame-10.png"]
