@@ -31,6 +31,7 @@ from ..protocols.scoring import protocol_scores
 from ..report import results_json, terminal
 from ..report.artifact_paths import Relocation, relocate
 from ..results.aggregate import aggregate, timings
+from ..results.per_model import evaluate_per_model, flat_benchmarks, labels_of, model_sections
 from ..results.thresholds import ThresholdResult, evaluate_thresholds, file_thresholds, parse_threshold
 from ..results.verdict import Verdict, decide
 from .diff import load
@@ -46,24 +47,42 @@ def merge(documents: Sequence[dict[str, Any]], cli_thresholds: Sequence[Any]) ->
             cases[case["nodeid"]] = case
     records = sorted(cases.values(), key=lambda r: (r["uid"], r["nodeid"]))
     aggregates = aggregate(records)
-    thresholds = evaluate_thresholds(file_thresholds(records), cli_thresholds, aggregates)
+    first = documents[0]
+    given = [
+        label
+        for document in documents
+        for label in [*(document["run"].get("model_specs") or {}), *(document["run"].get("models") or ())]
+    ]
+    sections = model_sections(records, labels_of(records, given)) if given else {}
+    if sections:  # shards of a run of several models: each model's numbers and thresholds apart, as the run had them
+        thresholds = evaluate_per_model(records, cli_thresholds, sections, aggregates)
+    else:
+        thresholds = evaluate_thresholds(file_thresholds(records), cli_thresholds, aggregates)
     counts = aggregates["overall"]
     status = 1 if counts["failed"] or counts["errors"] else 0
     verdict = decide(status, thresholds, counts)
-    first = documents[0]
-    return {
+    merged: dict[str, Any] = {
         "schema": results_json.SCHEMA_NAME,
         "schema_version": results_json.SCHEMA_VERSION,
         "run": {**first["run"], "merged_from": [d["run"]["id"] for d in documents]},
         "cases": records,
         "aggregates": aggregates,
-        "benchmarks": protocol_scores(records),
+        "benchmarks": flat_benchmarks(sections) if sections else protocol_scores(records),
         "usage": total_usage(records),
         "timings": timings(records),
         "thresholds": [t.as_dict() for t in verdict.thresholds],
         "exit": {"status": verdict.exit_status, "reasons": list(verdict.reasons)},
         "complete": all(d.get("complete", True) for d in documents),
     }
+    if sections:
+        specs = {label: spec for d in documents for label, spec in (d["run"].get("model_specs") or {}).items()}
+        merged["run"].update(models=list(sections), model_specs={**specs, **{m: m for m in sections if m not in specs}})
+        merged["run"]["model"] = ", ".join(sections)
+        merged["models"] = {
+            label: {**section, "timings": timings([r for r in records if r.get("model") == label])}
+            for label, section in sections.items()
+        }
+    return merged
 
 
 def load_shards(paths: Sequence[Path]) -> tuple[list[dict[str, Any]], Relocation]:
@@ -96,7 +115,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     results_json.write(args.output, merged)
     if args.report is not None:
         write_report(merged, args.report, args)
-    for line in terminal.render(merged["aggregates"], _verdict_of(merged)):
+    for line in terminal.render(merged["aggregates"], _verdict_of(merged), models=merged.get("models")):
         print(line)
     return int(merged["exit"]["status"])
 
@@ -105,7 +124,11 @@ def _verdict_of(document: dict[str, Any]) -> Verdict:
     """The verdict recorded in a results document, for the terminal summary."""
     results = tuple(
         ThresholdResult(
-            Threshold(t["suite"], t["metric"], t["min"], t["max"], t["source"]), t["observed"], t["passed"], t["message"]
+            Threshold(t["suite"], t["metric"], t["min"], t["max"], t["source"]),
+            t["observed"],
+            t["passed"],
+            t["message"],
+            t.get("model"),
         )
         for t in document["thresholds"]
     )

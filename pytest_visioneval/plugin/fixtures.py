@@ -33,17 +33,32 @@ def visioneval_settings(pytestconfig: pytest.Config) -> Settings:
 
 
 @pytest.fixture(scope="session")
-def visioneval_model(visioneval_settings: Settings) -> Model:
-    """The model under test, built once per worker from ``--model``.
+def visioneval_models(visioneval_settings: Settings) -> dict[str, Model | str]:
+    """Every ``--model`` of the run, built once per worker: label -> the model, or why it could not be built.
+
+    A model that cannot be built (unknown provider, no API key) makes each of
+    its cases an error with the reason; the other models' cases still run.
+    """
+    models: dict[str, Model | str] = {}
+    for choice in visioneval_settings.models:
+        try:
+            models[choice.label] = create_model(choice.spec, visioneval_settings.model_settings)
+        except VisionEvalError as exc:
+            models[choice.label] = f"{type(exc).__name__}: {exc}"
+    return models
+
+
+@pytest.fixture(scope="session")
+def visioneval_model(visioneval_settings: Settings, visioneval_models: dict[str, Model | str]) -> Model:
+    """The model under test (the first ``--model`` when there are several), built once per worker.
 
     If it cannot be built (unknown provider, no API key), every case that
     needs it is an error with the reason.
     """
-    try:
-        return create_model(visioneval_settings.model, visioneval_settings.model_settings)
-    except VisionEvalError as exc:
-        problem = f"{type(exc).__name__}: {exc}"
-    pytest.fail(problem, pytrace=False)  # outside the except: no chained traceback
+    built = visioneval_models[visioneval_settings.models[0].label]
+    if isinstance(built, str):
+        pytest.fail(built, pytrace=False)
+    return built
 
 
 @pytest.fixture(scope="session")
@@ -86,7 +101,7 @@ def visioneval_pipeline(request: pytest.FixtureRequest, visioneval_settings: Set
     Built on the first case item; every case item of the session is a
     candidate for evaluating ahead (skipped ones are not).
     """
-    model = request.getfixturevalue("visioneval_model")
+    models: dict[str, Model | str] = request.getfixturevalue("visioneval_models")
     # The mutation self-test asks no judge: only deterministic gates decide what a mutant is.
     context = GradeContext() if visioneval_settings.mutants else request.getfixturevalue("visioneval_grade_context")
     store = request.getfixturevalue("visioneval_store")
@@ -95,27 +110,46 @@ def visioneval_pipeline(request: pytest.FixtureRequest, visioneval_settings: Set
     config = request.config
     call_settings = config.stash[call_layer_key].settings
     concurrency = call_settings.concurrency
-    env = Environment(
-        model=model,
-        store=store,
-        context=context,
-        renderer=lambda: renderer,
-        model_params=visioneval_settings.model_params,
-        repeats=config.stash[ci_settings_key].repeats,
-        mutants=visioneval_settings.mutants,
-    )
-    ahead = [
-        (item.nodeid, case)
-        for item in request.session.items
-        if isinstance(case := getattr(item, "case", None), CaseSpec)
-        and not item.get_closest_marker("skip")
-        and not item.get_closest_marker("skipif")
-    ]
+    environments = {
+        label: Environment(
+            model=model,
+            store=store,
+            context=context,
+            renderer=lambda: renderer,
+            model_params=visioneval_settings.model_params,
+            repeats=config.stash[ci_settings_key].repeats,
+            mutants=visioneval_settings.mutants,
+            label=label,
+        )
+        for label, model in models.items()
+        if not isinstance(model, str)  # a model that could not be built: its cases fail in visioneval_evaluation
+    }
+    if not environments:  # no model could be built: the error of the first one ends each case
+        pytest.fail(str(next(iter(models.values()))), pytrace=False)
+    first = visioneval_settings.models[0].label
+    ahead: list[tuple[str, CaseSpec]] = []
+    item_environments: dict[str, Environment] = {}
+    for item in request.session.items:
+        case = getattr(item, "case", None)
+        label = getattr(item, "model_label", None) or first
+        if not isinstance(case, CaseSpec) or label not in environments:
+            continue
+        if item.get_closest_marker("skip") or item.get_closest_marker("skipif"):
+            continue
+        ahead.append((item.nodeid, case))
+        item_environments[item.nodeid] = environments[label]
     exchange = None
     if hasattr(config, "workerinput") and concurrency is not None:
         # This session's own: a run reusing the run id later never reads these outcomes.
         exchange = store.root / store.run_id / ".exchange" / config.stash[session_token_key]
-    pipeline = CasePipeline(env, ahead, concurrency, exchange, wait_timeout=call_settings.wait_timeout)
+    pipeline = CasePipeline(
+        environments.get(first) or next(iter(environments.values())),
+        ahead,
+        concurrency,
+        exchange,
+        wait_timeout=call_settings.wait_timeout,
+        environments=item_environments,
+    )
     yield pipeline
     pipeline.close()
 
@@ -160,6 +194,10 @@ def visioneval_evaluation(
     of the case (reported as such), never a pass.
     """
     record = record_for(request.node)
+    label = getattr(request.node, "model_label", None)
+    if label is not None and isinstance(built := request.getfixturevalue("visioneval_models")[label], str):
+        record["error"] = built
+        pytest.fail(built, pytrace=False)  # this model could not be built; the run's other models go on
     pipeline: CasePipeline = request.getfixturevalue("visioneval_pipeline")
     outcome = pipeline.outcome_for(request.node.nodeid, visioneval_case)
     record["model"] = outcome["model"]

@@ -4,7 +4,8 @@ A case file is a ``pytest.Module`` subclass and each case a ``pytest.Function``
 with a ``callobj``: module-scoped fixtures, ``item.obj`` (which syrupy needs),
 marks, ``-k``, ``--lf`` and xdist all work as for Python tests, with no
 private pytest API. Ids are ``suite/case_id`` in file order, so every xdist
-worker collects the same ids in the same order.
+worker collects the same ids in the same order. With several ``--model`` options,
+each case is one item per model, side by side: ``suite/case_id[label]``.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from ..cases.spec import SuiteSpec
 from ..errors import CaseFileError
 from ..graders import grader_types
 from ..protocols.case_files import load_case_file
+from .model_choices import item_name
 from .options import settings_key
 from .records import record_for
 
@@ -66,7 +68,7 @@ def run_case(request: pytest.FixtureRequest, visioneval_evaluation: Any) -> None
     if kinds and not settings.mutants:
         from .snapshots import check_snapshots
 
-        model_name = request.getfixturevalue("visioneval_model").name
+        model_name = request.node.model_label or request.getfixturevalue("visioneval_model").name
         problems += check_snapshots(request, visioneval_evaluation, model_name, kinds)
     if problems:
         pytest.fail("\n".join(problems), pytrace=False)
@@ -82,14 +84,21 @@ class CaseFile(pytest.Module):
     def collect(self) -> Iterator[pytest.Item]:
         suite = load_case_file(self.path, self.config.rootpath)
         self._check(suite)
+        settings = self.config.stash[settings_key]
+        # One model: the item is the case. Several: one item per model, next to each other.
+        labels: tuple[str | None, ...] = settings.model_labels if settings.several_models else (None,)
         fixtureinfo = None
         for case in suite.cases:
-            item = CaseItem.from_parent(self, name=case.uid, callobj=run_case, case=case, suite=suite, fixtureinfo=fixtureinfo)
-            # Every case of a file runs the same function under the same parent, so its
-            # fixture closure is the same: resolve it once per file, as pytest does for
-            # the calls of a parametrized test (it is most of the cost of making an item).
-            fixtureinfo = getattr(item, "_fixtureinfo", None)
-            yield item
+            for label in labels:
+                name = case.uid if label is None else item_name(case.uid, label)
+                item = CaseItem.from_parent(
+                    self, name=name, callobj=run_case, case=case, suite=suite, model_label=label, fixtureinfo=fixtureinfo
+                )
+                # Every case of a file runs the same function under the same parent, so its
+                # fixture closure is the same: resolve it once per file, as pytest does for
+                # the calls of a parametrized test (it is most of the cost of making an item).
+                fixtureinfo = getattr(item, "_fixtureinfo", None)
+                yield item
 
     def _check(self, suite: SuiteSpec) -> None:
         seen = self.config.stash.setdefault(_seen_uids_key, {})
@@ -118,11 +127,14 @@ class CaseFile(pytest.Module):
 class CaseItem(pytest.Function):
     """One case of a case file."""
 
-    def __init__(self, *, case: CaseSpec, suite: SuiteSpec, **kwargs: Any) -> None:
+    def __init__(self, *, case: CaseSpec, suite: SuiteSpec, model_label: str | None = None, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         _structure_sweep_id(self)
         self.case = case
         self.suite = suite
+        self.model_label = model_label  # None: the run's only model
+        if model_label is not None:
+            self.extra_keyword_matches.add(model_label)
         for tag in case.tags:
             _register_marker(self.config, tag)
             self.add_marker(tag)
@@ -133,7 +145,7 @@ class CaseItem(pytest.Function):
         self.extra_keyword_matches.update({case.protocol, case.task, case.suite})
 
     def reportinfo(self) -> tuple[Path, int | None, str]:
-        return self.path, self.case.line - 1, f"case {self.case.uid}"
+        return self.path, self.case.line - 1, f"case {self.name}"
 
 
 def _structure_sweep_id(item: pytest.Item) -> None:

@@ -7,7 +7,7 @@ the command line wins. The settings object lives in ``config.stash``.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -21,6 +21,7 @@ from ..judges.client import RESPONSE_FORMATS, JudgeSettings
 from ..models.base import ModelSettings
 from ..models.registry import available_providers
 from ..results.thresholds import parse_threshold
+from .model_choices import ModelChoice, parse_model_choices
 
 GROUP = "visioneval"
 DEFAULT_MODEL = "reference"
@@ -31,7 +32,8 @@ SNAPSHOT_CHOICES = {"scores": frozenset({"scores"}), "png": frozenset({"png"}), 
 
 @dataclass(frozen=True)
 class Settings:
-    model: str = DEFAULT_MODEL
+    model: str = DEFAULT_MODEL  # the first model's spec
+    models: tuple[ModelChoice, ...] = (ModelChoice(DEFAULT_MODEL, DEFAULT_MODEL),)
     model_params: Mapping[str, Any] = field(default_factory=dict)
     model_settings: ModelSettings = field(default_factory=ModelSettings)
     output_dir: Path = Path(".visioneval")
@@ -46,6 +48,14 @@ class Settings:
     snapshot_kinds: frozenset[str] = frozenset()
     mutants: bool = False  # --eval-mutants: the mutation self-test instead of a normal run
     summary: str = "compact"  # --eval-summary: compact (full under -v), full or none
+
+    @property
+    def several_models(self) -> bool:
+        return len(self.models) > 1
+
+    @property
+    def model_labels(self) -> tuple[str, ...]:
+        return tuple(choice.label for choice in self.models)
 
 
 settings_key = pytest.StashKey[Settings]()
@@ -72,7 +82,11 @@ def add_options(parser: pytest.Parser) -> None:
     both(
         "--model",
         "visioneval_model",
-        "model under test: reference (default), openai:MODEL, replay:DIR, or a plugin's provider",
+        "model under test: reference (default), openai:MODEL, replay:DIR, or a plugin's provider; repeatable: "
+        "each case runs once per model, side by side (LABEL=SPEC names one)",
+        ini_type="linelist",
+        default=[],
+        action="append",
         metavar="NAME",
     )
     both(
@@ -288,18 +302,14 @@ def _build(config: pytest.Config) -> Settings:
     )
     if model_settings.openai_api not in ("chat", "responses"):
         raise ConfigError(f"visioneval_model_api must be chat or responses, got {model_settings.openai_api!r}")
-    given = _models_given(config.invocation_params.args)
-    if len(given) > 1:
-        raise ConfigError(
-            f"--model was given {len(given)} times ({', '.join(given)}); a run evaluates one model. To compare "
-            "models, run each with its own --eval-results and compare them: python -m pytest_visioneval compare A.json B.json"
-        )
-    model = str(option_value(config, "visioneval_model") or DEFAULT_MODEL)
-    provider = model.partition(":")[0]
-    if provider not in available_providers():
-        raise ConfigError(
-            f"unknown model provider {provider!r} in --model={model!r}; available: {', '.join(available_providers())}"
-        )
+    models = parse_model_choices(option_value(config, "visioneval_model") or [], DEFAULT_MODEL)
+    for choice in models:
+        if choice.provider not in available_providers():
+            raise ConfigError(
+                f"unknown model provider {choice.provider!r} in --model={choice.spec!r}; "
+                f"available: {', '.join(available_providers())}"
+            )
+    model = models[0].spec
     params = dict(parse_param(p) for p in (option_value(config, "visioneval_model_params") or []))
     thresholds = tuple(parse_threshold(t) for t in (option_value(config, "visioneval_fail_under") or []))
     judge_base_url = option_value(config, "visioneval_judge_base_url")
@@ -321,6 +331,8 @@ def _build(config: pytest.Config) -> Settings:
             raise ConfigError(f"--judge={judge!r}: judges are named openai:MODEL (any OpenAI-compatible endpoint)")
     chromium = option_value(config, "visioneval_chromium")
     mutants = bool(config.getoption("visioneval_mutants", False))
+    if mutants and len(models) > 1:
+        raise ConfigError("--eval-mutants tests the gates on one known-good output: give one --model")
     if mutants and model.partition(":")[0] not in MUTANT_SOURCES:
         raise ConfigError(
             f"--eval-mutants grades variants of a known-good output without calling any API: use --model=reference "
@@ -338,6 +350,7 @@ def _build(config: pytest.Config) -> Settings:
         judge_settings=judge_settings,
         judge_repeats=max(1, _number(config, "visioneval_judge_repeats", 1, int)),
         model=model,
+        models=models,
         model_params=params,
         model_settings=model_settings,
         output_dir=option_path(config, "visioneval_output_dir", root) or (root / ".visioneval"),
@@ -349,14 +362,3 @@ def _build(config: pytest.Config) -> Settings:
         mutants=mutants,
         summary=summary,
     )
-
-
-def _models_given(args: Sequence[str]) -> list[str]:
-    """Each ``--model`` on the command line (argparse would keep only the last one, silently)."""
-    found = []
-    for index, arg in enumerate(args):
-        if arg.startswith("--model="):
-            found.append(arg.partition("=")[2])
-        elif arg == "--model" and index + 1 < len(args):
-            found.append(args[index + 1])
-    return found

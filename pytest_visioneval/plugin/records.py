@@ -47,6 +47,9 @@ def record_for(item: pytest.Item) -> dict[str, Any]:
             "thresholds": [threshold_entry(t) for t in suite_spec.thresholds],
             "fields": group_fields(case),
         }
+        label = getattr(item, "model_label", None)
+        if label is not None:  # one of several models; a run of one fills in its model from the outcome
+            identity["model"] = label
     else:
         suite = Path(str(item.path)).stem
         identity = {

@@ -10,6 +10,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import time
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -21,10 +22,12 @@ from ..report import results_json, terminal
 from ..results.aggregate import aggregate
 from ..results.baseline import Delta, compare, describe, regressions
 from ..results.mutation import mutation_summary
+from ..results.per_model import baseline_deltas, baseline_for, evaluate_per_model, flat_benchmarks, labels_of, model_sections
 from ..results.thresholds import evaluate_thresholds, file_thresholds
 from ..results.verdict import Verdict, decide, run_warnings
 from .ci_options import CiSettings
 from .items import is_case_file
+from .model_choices import split_item_name
 from .options import Settings
 from .records import PROPERTY
 
@@ -43,6 +46,7 @@ class EvalSession:
         self._state: dict[str, dict[str, Any]] = {}
         self.aggregates: dict[str, Any] | None = None
         self.benchmarks: dict[str, Any] = {}
+        self.models: dict[str, dict[str, Any]] = {}  # a run of several models: label -> its own numbers
         self.usage: dict[str, Any] = {}
         self.mutation: dict[str, Any] = {}
         self.verdict: Verdict | None = None
@@ -50,15 +54,15 @@ class EvalSession:
         self.expected: list[str] = []  # node ids of the case items meant to run (after -k, -m, shards)
         self.incomplete: dict[str, Any] | None = None
 
-    @pytest.hookimpl(trylast=True)
-    def pytest_collection_modifyitems(self, items: list[pytest.Item]) -> None:
-        self.expected = [item.nodeid for item in items if getattr(item, "case", None) is not None]
+    def pytest_collection_finish(self, session: pytest.Session) -> None:
+        # After every plugin's deselection (-k, -m, shards and --lf, whose wrapper deselects after the other hooks).
+        self.expected = [item.nodeid for item in session.items if getattr(item, "case", None) is not None]
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_xdist_node_collection_finished(self, node: Any, ids: list[str]) -> None:
         # Under xdist only the workers collect; every worker collects the same ids.
         if not self.expected:
-            self.expected = [i for i in ids if _identity_from_nodeid(i, self.settings.case_globs) is not None]
+            self.expected = [i for i in ids if _identity_from_nodeid(i, self.settings.case_globs, ()) is not None]
 
     def pytest_collectreport(self, report: pytest.CollectReport) -> None:
         if report.failed:
@@ -81,14 +85,14 @@ class EvalSession:
     def _finish(self, nodeid: str, state: dict[str, Any]) -> dict[str, Any] | None:
         payload = state.get("payload")
         if payload is None:
-            payload = _identity_from_nodeid(nodeid, self.settings.case_globs)
+            payload = _identity_from_nodeid(nodeid, self.settings.case_globs, self._several_labels())
             if payload is None:
                 return None  # a Python test that recorded nothing
         record = dict(payload)
         record["nodeid"] = nodeid
         record["status"] = state["status"]
         record["duration"] = round(state["duration"], 6)
-        record.setdefault("model", self.settings.model if record.get("task") else None)
+        record.setdefault("model", self.settings.models[0].label if record.get("task") else None)
         if record["status"] == "error" and not record.get("error"):
             record["error"] = state["text"] or "error"
         if record["status"] in ("failed", "xfailed") and state["text"]:
@@ -101,20 +105,27 @@ class EvalSession:
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
         records = sorted(self.records.values(), key=lambda r: (r["uid"], r["nodeid"]))
         self.aggregates = aggregate(records)
-        self.benchmarks = protocol_scores(records)
         self.usage = total_usage(records)
         self.mutation = mutation_summary(records)
-        thresholds_from_files = file_thresholds(records)
-        results = evaluate_thresholds(thresholds_from_files, self.settings.fail_under, self.aggregates)
-        if self.ci.baseline is not None:
-            current = {"aggregates": self.aggregates, "cases": records}
-            self.deltas = compare(
-                load_results(self.ci.baseline),
-                current,
-                self.ci.baseline_tolerance,
-                self.ci.metric_tolerances,
-                only_suites_in_after=True,
-            )
+        baseline = load_results(self.ci.baseline) if self.ci.baseline is not None else None
+        if self.settings.several_models:
+            self.models = model_sections(records, labels_of(records, self.settings.model_labels))
+            self.benchmarks = flat_benchmarks(self.models)
+            results = evaluate_per_model(records, self.settings.fail_under, self.models, self.aggregates)
+            if baseline is not None:
+                tolerance, per_name = self.ci.baseline_tolerance, self.ci.metric_tolerances
+                self.deltas = baseline_deltas(baseline, records, self.models, tolerance, per_name)
+        else:
+            self.benchmarks = protocol_scores(records)
+            results = evaluate_thresholds(file_thresholds(records), self.settings.fail_under, self.aggregates)
+            if baseline is not None:
+                self.deltas = compare(
+                    self._baseline_of_this_model(baseline),
+                    {"aggregates": self.aggregates, "cases": records},
+                    self.ci.baseline_tolerance,
+                    self.ci.metric_tolerances,
+                    only_suites_in_after=True,
+                )
         regressed = [describe(d) for d in regressions(self.deltas)]
         self.incomplete = self._incompleteness(session, int(exitstatus))
         why = None
@@ -138,6 +149,7 @@ class EvalSession:
                 self.usage,
                 self.mutation,
                 self.incomplete,
+                self.models,
             )
             if self.settings.results_path is not None:
                 results_json.write(self.settings.results_path, document)
@@ -145,6 +157,20 @@ class EvalSession:
                 from ..report.html_report import write_html_report
 
                 write_html_report(document, self.ci.report, embed=self.ci.report_embed)
+
+    def _several_labels(self) -> tuple[str, ...]:
+        return self.settings.model_labels if self.settings.several_models else ()
+
+    def _baseline_of_this_model(self, baseline: dict[str, Any]) -> dict[str, Any]:
+        """A baseline of several models gives a run of one the part of its model (by label)."""
+        label = self.settings.models[0].label
+        part = baseline_for(baseline, label)
+        if part is None:
+            raise pytest.UsageError(
+                f"--eval-baseline {self.ci.baseline} holds the models {', '.join(baseline['models'])}, not {label!r}; "
+                "name this run's model after one of them: --model LABEL=SPEC"
+            )
+        return part
 
     def _incompleteness(self, session: pytest.Session, exitstatus: int) -> dict[str, Any] | None:
         """Why the run did not run every case it collected, and which it did not run (None when it ran them all)."""
@@ -166,6 +192,7 @@ class EvalSession:
             run_id=self.run_id,
             model=self.settings.model,
             model_params=self.settings.model_params,
+            models=tuple((choice.label, choice.spec) for choice in self.settings.models),
             started=self.started,
             output_dir=Path(self.settings.output_dir) / self.run_id,
             argv=tuple(self.config.invocation_params.args),
@@ -220,10 +247,10 @@ class EvalSession:
             for line in terminal.incomplete_lines(self.incomplete, len(self.expected)):
                 terminalreporter.write_line(line, red=True)
         if mode == "full":
-            for line in terminal.render(self.aggregates, self.verdict, with_verdict=False):
+            for line in terminal.render(self.aggregates, self.verdict, with_verdict=False, models=self.models):
                 terminalreporter.write_line(line)
         elif mode == "compact":
-            for line in terminal.compact_lines(self.aggregates, self.benchmarks, width):
+            for line in terminal.compact_lines(self.aggregates, self.benchmarks, width, self.models):
                 terminalreporter.write_line(line)
             for line in terminal.compact_threshold_lines(self.verdict):
                 terminalreporter.write_line(line)
@@ -326,14 +353,17 @@ def _text(report: pytest.TestReport) -> str | None:
     return text[:_MESSAGE_LIMIT] if text else None
 
 
-def _identity_from_nodeid(nodeid: str, globs: tuple[str, ...]) -> dict[str, Any] | None:
-    """For a case item that left no record (its worker died): rebuild who it was."""
+def _identity_from_nodeid(nodeid: str, globs: tuple[str, ...], labels: Sequence[str]) -> dict[str, Any] | None:
+    """For a case item that left no record (its worker died): rebuild who it was (``labels``: the run's models, if several)."""
     path, sep, name = nodeid.partition("::")
     if not sep or "/" not in name or not is_case_file(Path(path), globs):
         return None
-    suite, _, case_id = name.partition("/")
+    uid, label = split_item_name(name, labels)
+    suite, _, case_id = uid.partition("/")
+    model = {} if label is None else {"model": label}
     return {
-        "uid": name,
+        **model,
+        "uid": uid,
         "suite": suite,
         "case_id": case_id,
         "protocol": "unknown",

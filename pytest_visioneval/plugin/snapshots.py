@@ -63,7 +63,8 @@ def _model_slug(item: Any) -> str:
     config = getattr(item, "config", None)
     if config is None:
         return "model"
-    name = config.stash.get(_model_key, None) or config.stash[settings_key].model
+    # One of several models: the item's own; else the run's model (its label, when --model LABEL=SPEC named it).
+    name = getattr(item, "model_label", None) or config.stash.get(_model_key, None) or config.stash[settings_key].model
     return slug(name)
 
 

@@ -58,6 +58,7 @@ class RunInfo:
     output_dir: Path
     argv: Sequence[str]
     pytest_version: str
+    models: Sequence[tuple[str, str]] = ()  # (label, spec) of each --model, when the run had several
 
 
 def build(
@@ -69,8 +70,10 @@ def build(
     usage: dict[str, Any] | None = None,
     mutation: dict[str, Any] | None = None,
     incomplete: dict[str, Any] | None = None,
+    models: Mapping[str, Mapping[str, Any]] | None = None,
 ) -> dict[str, Any]:
-    document = {
+    """The document; ``models`` (label -> aggregates, benchmarks, usage) for a run of several models."""
+    document: dict[str, Any] = {
         "schema": SCHEMA_NAME,
         "schema_version": SCHEMA_VERSION,
         "run": {
@@ -94,6 +97,19 @@ def build(
         "thresholds": [t.as_dict() for t in verdict.thresholds],
         "exit": {"status": verdict.exit_status, "reasons": list(verdict.reasons), "warnings": list(verdict.warnings)},
     }
+    if models:
+        # Several models: each one's numbers apart; the top-level aggregates count every case of the run,
+        # and the top-level benchmarks are each model's, keyed "protocol [label]".
+        labels = list(models)
+        specs = dict(run.models)
+        document["run"]["model"] = ", ".join(labels)
+        document["run"]["models"] = labels
+        # Every --model of the run, in command-line order (a shard or -k may have run only some).
+        document["run"]["model_specs"] = {**specs, **{label: label for label in labels if label not in specs}}
+        document["models"] = {
+            label: {**section, "timings": timings([c for c in records if c.get("model") == label])}
+            for label, section in models.items()
+        }
     document["complete"] = incomplete is None
     if incomplete is not None:
         document["incomplete"] = incomplete

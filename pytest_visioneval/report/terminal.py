@@ -61,7 +61,27 @@ def group_lines(title: str, summary: Mapping[str, Any], detailed: bool, indent: 
     return lines
 
 
-def render(aggregates: Mapping[str, Any], verdict: Verdict, *, with_verdict: bool = True) -> list[str]:
+def render(
+    aggregates: Mapping[str, Any],
+    verdict: Verdict,
+    *,
+    with_verdict: bool = True,
+    models: Mapping[str, Mapping[str, Any]] | None = None,
+) -> list[str]:
+    """Every suite's gates and metrics, then per protocol and tag; with several ``models``, all of it per model."""
+    lines: list[str] = []
+    for label, section in (models or {}).items():
+        lines += [f"model {label}", *("  " + line if line else line for line in _groups(section["aggregates"])), ""]
+    if not models:
+        lines += _groups(aggregates)
+    lines += threshold_lines(verdict)
+    if with_verdict:
+        lines.append("")
+        lines.append(verdict_line(verdict))
+    return lines
+
+
+def _groups(aggregates: Mapping[str, Any]) -> list[str]:
     lines: list[str] = []
     for name, summary in aggregates["suites"].items():
         lines += group_lines(f"suite {name}", summary, detailed=True)
@@ -75,10 +95,6 @@ def render(aggregates: Mapping[str, Any], verdict: Verdict, *, with_verdict: boo
         lines.append("by tag")
         for name, summary in aggregates["tags"].items():
             lines += group_lines(name, summary, detailed=False, indent="  ")
-    lines += threshold_lines(verdict)
-    if with_verdict:
-        lines.append("")
-        lines.append(verdict_line(verdict))
     return lines
 
 
@@ -160,30 +176,60 @@ def reason_lines(verdict: Verdict, width: int) -> list[str]:
     return [wrapped for line in lines for wrapped in textwrap.wrap(line, width, subsequent_indent="    ")]
 
 
-def compact_lines(aggregates: Mapping[str, Any], benchmarks: Mapping[str, Any], width: int) -> list[str]:
-    """A handful of lines per run: one row per suite, one per protocol; the rest is in -v and the results JSON."""
+def compact_lines(
+    aggregates: Mapping[str, Any],
+    benchmarks: Mapping[str, Any],
+    width: int,
+    models: Mapping[str, Mapping[str, Any]] | None = None,
+) -> list[str]:
+    """A handful of lines per run: one row per suite, one per protocol; the rest is in -v and the results JSON.
+
+    With several ``models`` (label -> that model's aggregates and benchmarks), each suite and each
+    protocol has one row per model, next to each other.
+    """
     overall = aggregates["overall"]
     # Columns for the other outcomes only when some case has them (skipped, xfailed, flaky repeats...).
     counts = ["cases", "passed", "failed", "errors", *(k for k in ("skipped", "xfailed", "xpassed", "flaky") if overall.get(k))]
-    rows: list[Row] = [("suite", *counts, "pass rate", "failed gates")]
-    for name, summary in aggregates["suites"].items():
-        rows.append((name, *(str(summary.get(k, 0)) for k in counts), _pct(summary["pass_rate"]), _failed_gates(summary)))
-    if len(aggregates["suites"]) > 1:
-        rows.append(("all", *(str(overall.get(k, 0)) for k in counts), _pct(overall["pass_rate"]), ""))
+    per_model = list((models or {}).items()) or [("", {"aggregates": aggregates, "benchmarks": benchmarks})]
+    model_column = ("model",) if models else ()
+    rows: list[Row] = [("suite", *model_column, *counts, "pass rate", "failed gates")]
+    suites = sorted({suite for _, section in per_model for suite in section["aggregates"]["suites"]})
+    for suite in suites:
+        for label, section in per_model:
+            summary = section["aggregates"]["suites"].get(suite)
+            if summary is not None:
+                named = (label,) if models else ()
+                rows.append(
+                    (suite, *named, *(str(summary.get(k, 0)) for k in counts), _pct(summary["pass_rate"]), _failed_gates(summary))
+                )
+    if len(suites) > 1:
+        for label, section in per_model:
+            total = section["aggregates"]["overall"]
+            rows.append(
+                ("all", *((label,) if models else ()), *(str(total.get(k, 0)) for k in counts), _pct(total["pass_rate"]), "")
+            )
     lines = [_cut(line, width) for line in table(rows, indent="")]
     skipped = overall.get("skipped_graders", {})
     if skipped:
         graders = sorted({what.partition(":")[0] for what in skipped})
         lines.append(_cut(f"not graded ({sum(skipped.values())} grader-case(s), -v says why): {', '.join(graders)}", width))
-    if benchmarks:
+    if any(section["benchmarks"] for _, section in per_model):
         lines.append("")
-        rows = [("benchmark", "compat", "in means", "scores")]
-        for protocol, result in benchmarks.items():
-            headline = result.get("headline") or {}
-            scores = "  ".join(f"{n} {v:.4g}" for n, v in headline.items()) or _why_no_scores(result)
-            rows.append((protocol, result.get("compat", "official"), f"{result['scored']}/{result['cases']}", scores))
+        rows = [("benchmark", *model_column, "compat", "in means", "scores")]
+        protocols = sorted({protocol for _, section in per_model for protocol in section["benchmarks"]})
+        for protocol in protocols:
+            for label, section in per_model:
+                result = section["benchmarks"].get(protocol)
+                if result is None:
+                    continue
+                headline = result.get("headline") or {}
+                scores = "  ".join(f"{n} {v:.4g}" for n, v in headline.items()) or _why_no_scores(result)
+                named = (label,) if models else ()
+                rows.append((protocol, *named, result.get("compat", "official"), f"{result['scored']}/{result['cases']}", scores))
         lines += [_cut(line, width) for line in table(rows, indent="")]
     lines.append(_cut("(per gate, metric, protocol group and tag: -v or --eval-summary=full, and the results JSON)", width))
+    if models and len(models) > 1:
+        lines.append(_cut("(differences with intervals: python -m pytest_visioneval compare RESULTS.json)", width))
     return lines
 
 
@@ -233,10 +279,16 @@ def _cut(line: str, width: int) -> str:
 
 
 def delta_lines(deltas: list[Delta], *, only_changes: bool = False) -> list[str]:
-    rows: list[tuple[str, ...]] = [("suite", "name", "before", "after", "change", "tolerance", "")]
+    several = any(d.model is not None for d in deltas)  # a run of several models: whose value each is
+    rows: list[tuple[str, ...]] = [
+        ("suite", *(("model",) if several else ()), "name", "before", "after", "change", "tolerance", "")
+    ]
     for d in deltas:
         if only_changes and d.verdict == "same":
             continue
         change = "-" if d.change is None else f"{d.change:+.4g}"
-        rows.append((d.suite, d.name, format_value(d.before), format_value(d.after), change, f"{d.tolerance:g}", d.verdict))
+        model = (d.model or "",) if several else ()
+        rows.append(
+            (d.suite, *model, d.name, format_value(d.before), format_value(d.after), change, f"{d.tolerance:g}", d.verdict)
+        )
     return table(rows) if len(rows) > 1 else ["  no differences"]

@@ -57,6 +57,7 @@ class Delta:
     after: float | None
     higher_is_better: bool
     tolerance: float
+    model: str | None = None  # in a run of several models: whose value this is
 
     @property
     def change(self) -> float | None:
@@ -138,7 +139,8 @@ def regressions(deltas: list[Delta]) -> list[Delta]:
 def describe(delta: Delta) -> str:
     direction = "higher" if delta.higher_is_better else "lower"
     return (
-        f"{delta.suite}.{delta.name}: {format_value(delta.before)} -> {format_value(delta.after)} "
+        ("" if delta.model is None else f"[{delta.model}] ")
+        + f"{delta.suite}.{delta.name}: {format_value(delta.before)} -> {format_value(delta.after)} "
         f"({delta.change:+.4g}; {direction} is better, tolerance {delta.tolerance:g})"
     )
 

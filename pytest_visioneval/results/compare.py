@@ -183,7 +183,10 @@ def regressions(comparison: Mapping[str, Any], alpha: float) -> list[str]:
 
 
 def _models(document: Mapping[str, Any]) -> list[str]:
-    return sorted({_model_of(case, document) for case in document.get("cases", ())})
+    """The document's models: in ``--model`` order for a run of several (the first is the baseline), else by name."""
+    found = {_model_of(case, document) for case in document.get("cases", ())}
+    given = [m for m in document.get("run", {}).get("models") or () if m in found]
+    return given + sorted(found - set(given))
 
 
 def _model_of(case: Mapping[str, Any], document: Mapping[str, Any]) -> str:
@@ -224,9 +227,24 @@ def _side(label: str, source: str, document: Mapping[str, Any], *, by_model: boo
         run_id=str(run.get("id", "")),
         model=", ".join(sorted(models)) or str(run.get("model", "")),
         cases=cases,
-        benchmarks=document.get("benchmarks") or {},
+        benchmarks=_benchmarks(document, only_model),
         complete=document.get("complete", True) is not False,
     )
+
+
+def _benchmarks(document: Mapping[str, Any], model: str | None) -> Mapping[str, Any]:
+    """A run's benchmark results; one model's own from a run of several (its ``models`` section)."""
+    sections = document.get("models")
+    if not isinstance(sections, Mapping):
+        return document.get("benchmarks") or {}
+    if model is not None:
+        return (sections.get(model) or {}).get("benchmarks") or {}
+    # A side of every model (two runs of several models each): the protocols of any, by name as one run has them.
+    merged: dict[str, Any] = {}
+    for section in sections.values():
+        for protocol, result in (section.get("benchmarks") or {}).items():
+            merged.setdefault(protocol, result)
+    return merged
 
 
 # -- values --

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from ..cases.spec import Threshold
@@ -20,10 +20,16 @@ class ThresholdResult:
     observed: float | None
     passed: bool
     message: str
+    model: str | None = None  # in a run of several models: the model this check is of
+
+    def for_model(self, label: str) -> ThresholdResult:
+        return replace(self, model=label, message=f"[{label}] {self.message}")
 
     def as_dict(self) -> dict[str, Any]:
         t = self.threshold
+        model = {} if self.model is None else {"model": self.model}
         return {
+            **model,
             "suite": t.suite,
             "metric": t.metric,
             "min": t.min,
@@ -59,8 +65,12 @@ def check(threshold: Threshold, suite_summary: Mapping[str, Any] | None) -> Thre
         what = "pass rate"
     else:
         known = sorted(suite_summary["metrics"]) + sorted(suite_summary["gates"])
+        errored = f"; {suite_summary['errors']} case(s) errored" if suite_summary["errors"] else ""
         return ThresholdResult(
-            threshold, None, False, f"{label}: no case recorded this metric or gate (known: {', '.join(known) or 'none'})"
+            threshold,
+            None,
+            False,
+            f"{label}: no case recorded this metric or gate (known: {', '.join(known) or 'none'}){errored}",
         )
     errors = suite_summary["errors"]
     if errors:

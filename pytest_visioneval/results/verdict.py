@@ -69,7 +69,7 @@ def run_warnings(aggregates: Mapping[str, Any], benchmarks: Mapping[str, Any], j
             "decided" + (f" and these benchmarks have no score: {', '.join(unscored)}" if unscored else "")
         )
     else:
-        found += [f"{name}: no benchmark score: every case had a grader skipped" for name in unscored]
+        found += [f"{name}: no benchmark score: {_why_unscored(benchmarks[name])}" for name in unscored]
     for protocol, result in benchmarks.items():
         headline = result.get("headline") or {}
         if result.get("scored") and headline and all(value == 0 for value in headline.values()):
@@ -78,3 +78,9 @@ def run_warnings(aggregates: Mapping[str, Any], benchmarks: Mapping[str, Any], j
                 "because benchmark scores do not gate unless a threshold asks (docs/ci.md)"
             )
     return found
+
+
+def _why_unscored(result: Mapping[str, Any]) -> str:
+    errored, skipped = len(result.get("errored") or ()), len(result.get("unscored") or ())
+    parts = [f"{errored} case(s) errored" if errored else "", f"{skipped} had a grader skipped" if skipped else ""]
+    return ", ".join(p for p in parts if p) or "no case was scored"

@@ -23,11 +23,17 @@ def effective_params(case: CaseSpec, overrides: Mapping[str, Any]) -> dict[str, 
 
 
 def generate(
-    case: CaseSpec, model: Model, store: ArtifactStore, overrides: Mapping[str, Any], *, folder: str | None = None
+    case: CaseSpec,
+    model: Model,
+    store: ArtifactStore,
+    overrides: Mapping[str, Any],
+    *,
+    folder: str | None = None,
+    label: str | None = None,
 ) -> tuple[Artifact, ...]:
-    """Run the model and store its output under ``folder`` (default: the case id)."""
+    """Run the model and store its output under ``folder`` (default: the case id) of its ``label`` (default: its name)."""
     output = model.generate(case, effective_params(case, overrides))
-    return store.save(model.name, case.suite, folder or case.id, output)
+    return store.save(label or model.name, case.suite, folder or case.id, output)
 
 
 def grade(

@@ -23,3 +23,8 @@ class Environment:
     model_params: Mapping[str, Any]
     repeats: int = 1
     mutants: bool = False  # the mutation self-test (run/mutation.py) instead of repeats
+    label: str = ""  # the model's label in a run of several models (its outputs' folder, its records' "model")
+
+    @property
+    def model_label(self) -> str:
+        return self.label or self.model.name

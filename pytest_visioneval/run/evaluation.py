@@ -32,7 +32,7 @@ from .repeats import combine
 
 def evaluate_case(case: CaseSpec, env: Environment) -> dict[str, Any]:
     """Evaluate ``case``; never raises for a case's own problems (they land in ``error``)."""
-    outcome: dict[str, Any] = {"uid": case.uid, "model": env.model.name, "artifacts": [], "error": None, "timings": {}}
+    outcome: dict[str, Any] = {"uid": case.uid, "model": env.model_label, "artifacts": [], "error": None, "timings": {}}
     started = time.monotonic()
     with usage_scope() as usage:
         try:
@@ -86,7 +86,7 @@ def _entries(case: CaseSpec, evaluation: CaseEvaluation) -> dict[str, Any]:
 def _one_repeat(case: CaseSpec, env: Environment, index: int, outcome: dict[str, Any]) -> CaseEvaluation:
     # Each repeat keeps its outputs in its own folder: <case>/r1, <case>/r2, ...
     folder = case.id if env.repeats == 1 else f"{case.id}/r{index + 1}"
-    artifacts = generate(case, env.model, env.store, env.model_params, folder=folder)
+    artifacts = generate(case, env.model, env.store, env.model_params, folder=folder, label=env.model_label)
     outcome["artifacts"] += [artifact_entry(a) for a in artifacts]  # kept even if preparing the page fails
     prepared = prepare_output(case, artifacts, env, folder)
     outcome["artifacts"] += [artifact_entry(a) for a in prepared.artifacts[len(artifacts) :]]

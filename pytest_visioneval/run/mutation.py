@@ -31,7 +31,7 @@ def mutation_outcome(case: CaseSpec, env: Environment, outcome: dict[str, Any]) 
 
     ``outcome["artifacts"]`` gets the known-good output's files, as a normal run's.
     """
-    artifacts = generate(case, env.model, env.store, env.model_params)
+    artifacts = generate(case, env.model, env.store, env.model_params, label=env.model_label)
     outcome["artifacts"] += [artifact_entry(a) for a in artifacts]
     baseline = _graded(case, env, artifacts, case.id)
     outcome["artifacts"] += [artifact_entry(a) for a in baseline.artifacts[len(artifacts) :]]
@@ -65,7 +65,7 @@ def _mutant_entry(case: CaseSpec, env: Environment, mutant: Mutant) -> dict[str,
         "error": None,
     }
     try:
-        saved = env.store.save(env.model.name, case.suite, folder, ModelOutput(mutant.artifacts, {"mutant": mutant.name}))
+        saved = env.store.save(env.model_label, case.suite, folder, ModelOutput(mutant.artifacts, {"mutant": mutant.name}))
         evaluation = _graded(case, env, saved, folder)
     except VisionEvalError as exc:
         entry["error"] = f"{type(exc).__name__}: {exc}"

@@ -50,10 +50,10 @@ def prepare_output(case: CaseSpec, artifacts: tuple[Artifact, ...], env: Environ
         )
         page = Artifact(PAGE_NAME, found.html.encode("utf-8"))
         artifacts += env.store.save_derived(
-            env.model.name, case.suite, folder, (page,), f"extracted from {reply.name} ({detail})"
+            env.model_label, case.suite, folder, (page,), f"extracted from {reply.name} ({detail})"
         )
         metrics = (Metric(NO_PAGE_METRIC, 0.0, f"page taken from {reply.name}: {detail}", higher_is_better=False),)
-    prepared = prepare(case, artifacts, env.store, env.model.name, env.renderer, folder=folder)
+    prepared = prepare(case, artifacts, env.store, env.model_label, env.renderer, folder=folder)
     return dataclasses.replace(prepared, metrics=metrics + prepared.metrics)
 
 

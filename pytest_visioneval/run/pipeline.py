@@ -35,7 +35,7 @@ import json
 import os
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -61,13 +61,18 @@ class CasePipeline:
         *,
         stale_after: float = STALE_AFTER_SECONDS,
         wait_timeout: float = WAIT_TIMEOUT_SECONDS,
+        environments: Mapping[str, Environment] | None = None,
     ):
         """``cases``: (nodeid, case) of the session's items, in collection order, that may be run ahead.
+
+        ``environments``: nodeid -> the environment of that item, where it is not ``env`` (a run of
+        several models: each item is evaluated with its own model);
 
         ``stale_after``: seconds without a heartbeat after which a live claimer counts as stuck;
         ``wait_timeout``: the longest wait for another worker's outcome.
         """
         self.env = env
+        self._environments = dict(environments or {})
         self.stale_after = stale_after
         self.wait_timeout = wait_timeout
         self.concurrency = concurrency
@@ -96,7 +101,7 @@ class CasePipeline:
     def outcome_for(self, nodeid: str, case: CaseSpec) -> dict[str, Any]:
         """The case's outcome: made ahead by this worker or another, or made now."""
         if self._pool is None:
-            return evaluate_case(case, self.env)
+            return evaluate_case(case, self._env(nodeid))
         with self._lock:
             future = self._futures.get(nodeid)
             if future is None and self.exchange is None:  # every case is ours: start it now (_fill below refills)
@@ -126,7 +131,7 @@ class CasePipeline:
             if published is None:
                 problem = self._stuck(nodeid, time.monotonic() - started)
                 if problem is not None:
-                    published = self._wait_error(case, problem)
+                    published = self._wait_error(nodeid, case, problem)
             if published is not None:
                 done: Future[dict[str, Any]] = Future()
                 done.set_result(published)
@@ -156,8 +161,12 @@ class CasePipeline:
             f"(limit {self.wait_timeout:g} s); it is alive but has not published an outcome"
         )
 
-    def _wait_error(self, case: CaseSpec, problem: str) -> dict[str, Any]:
-        return {"uid": case.uid, "model": self.env.model.name, "artifacts": [], "error": f"WorkerStuck: {problem}", "usage": {}}
+    def _wait_error(self, nodeid: str, case: CaseSpec, problem: str) -> dict[str, Any]:
+        model = self._env(nodeid).model_label
+        return {"uid": case.uid, "model": model, "artifacts": [], "error": f"WorkerStuck: {problem}", "usage": {}}
+
+    def _env(self, nodeid: str) -> Environment:
+        return self._environments.get(nodeid, self.env)
 
     def _beat(self) -> None:
         """Touch every claim this process holds, so waiters can tell a live claimer from a stuck one."""
@@ -200,7 +209,7 @@ class CasePipeline:
         return future
 
     def _job(self, nodeid: str, case: CaseSpec) -> dict[str, Any]:
-        outcome = evaluate_case(case, self.env)
+        outcome = evaluate_case(case, self._env(nodeid))
         if self.exchange is not None:
             write_atomic(self._path(nodeid, ".json"), json.dumps(outcome).encode("utf-8"))
             self._release(nodeid)

@@ -70,10 +70,3 @@ def test_case_file_pattern_is_configurable(pytester: pytest.Pytester, demo_suite
     pytester.makeini("[pytest]\nfilterwarnings = ignore::pytest.PytestAssertRewriteWarning\nvisioneval_files = *.vision.yml\n")
     result = pytester.runpytest("cases", "--collect-only", "-q")
     result.stdout.fnmatch_lines(["cases/demo.vision.yml::demo/first"])
-
-
-@pytest.mark.parametrize("flags", [["--model=reference", "--model=replay:out"], ["--model", "reference", "--model=replay:out"]])
-def test_a_repeated_model_is_refused_not_dropped(pytester: pytest.Pytester, demo_suite: Path, flags: list[str]) -> None:
-    result = pytester.runpytest("cases", *flags)
-    assert result.ret == pytest.ExitCode.USAGE_ERROR
-    result.stderr.fnmatch_lines(["*--model was given 2 times (reference, replay:out)*python -m pytest_visioneval compare*"])
