@@ -143,19 +143,27 @@ class CallLayer:
         *,
         repeat: int = 0,
         attempts: int | None = None,
+        prepare: Callable[[], object] | None = None,
+        slot_in_transport: bool = False,
     ) -> CallResult:
         """Run ``run`` through the cache, the concurrency limit and the retry policy.
 
         ``key_material`` describes the request completely (minus secrets and
         settings that do not change the output); with ``repeat`` it addresses the
-        cache entry. Exceptions that are not retryable, and retryable ones on the
-        last attempt, propagate to the adapter, which words the error.
+        cache entry. ``prepare`` runs on a cache miss before a slot is taken: the
+        slow, once-only work a request needs (making the SDK client), which must
+        not hold a slot. ``slot_in_transport``: the request's HTTP client takes the
+        slot itself, on the wire only (:mod:`slot_transport`), so none is taken
+        here. Exceptions that are not retryable, and retryable ones on the last
+        attempt, propagate to the adapter, which words the error.
         """
         usage = current_usage()
         material = {"model": model, "repeat": repeat, "case_repeat": _case_repeat.get(), "request": key_material}
         cache = self.cache
         if cache is None:
-            return self._run(kind, model, run, usage, attempts)
+            if prepare is not None:
+                prepare()
+            return self._run(kind, model, run, usage, attempts, slot_in_transport)
         from .cache import cache_key
 
         key = cache_key(kind, material)
@@ -168,11 +176,21 @@ class CallLayer:
             if hit is not None:
                 usage.book(kind, model, hit.get("usage", {}), self.settings.prices, cached=True)
                 return CallResult(hit["value"], hit.get("usage", {}))
-            result = self._run(kind, model, run, usage, attempts)
+            if prepare is not None:
+                prepare()
+            result = self._run(kind, model, run, usage, attempts, slot_in_transport)
             cache.put(kind, key, {"value": result.value, "usage": dict(result.usage)}, {"model": model, "repeat": repeat})
             return result
 
-    def _run(self, kind: str, model: str, run: Callable[[], CallResult], usage: Any, attempts: int | None) -> CallResult:
+    def _run(
+        self,
+        kind: str,
+        model: str,
+        run: Callable[[], CallResult],
+        usage: Any,
+        attempts: int | None,
+        slot_in_transport: bool = False,
+    ) -> CallResult:
         s = self.settings
 
         def wait(state: RetryCallState) -> float:
@@ -184,7 +202,7 @@ class CallLayer:
             return base * (0.75 + random.random() / 2)  # jitter: workers retrying together spread out
 
         def attempt() -> CallResult:
-            with self.limit.slot():
+            with contextlib.nullcontext() if slot_in_transport else self.limit.slot():
                 started = time.perf_counter()
                 try:
                     return run()

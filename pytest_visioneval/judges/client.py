@@ -32,8 +32,10 @@ from ..calls.layer import (
     is_retryable,
     readable_reply,
 )
+from ..calls.lazy_client import LazyClient
+from ..calls.slot_transport import client_with_slots
 from ..errors import GraderError, JudgeOutputError
-from .content import DEFAULT_MAX_IMAGES, DEFAULT_MAX_SIDE, JudgeRequest, chat_content
+from .content import DEFAULT_MAX_IMAGES, DEFAULT_MAX_SIDE, JudgeRequest, chat_content, with_image_data
 from .parse import ReplyRejected, parse_reply
 
 RESPONSE_FORMATS = ("json_schema", "json_object", "none")
@@ -81,10 +83,11 @@ class JudgeClient:
         *,
         client_factory: Callable[[], openai.OpenAI] | None = None,
         endpoint: str | None = None,
+        slots_in_transport: bool = False,  # the client's HTTP transport takes the concurrency slot
     ):
         self.model = model
-        self._client = client
-        self._client_factory = client_factory
+        self._client = LazyClient(client_factory, client)
+        self._slots_in_transport = slots_in_transport
         self.settings = settings
         self.name = f"openai:{model}"
         self.calls = settings.calls or DIRECT
@@ -92,17 +95,18 @@ class JudgeClient:
 
     @property
     def client(self) -> openai.OpenAI:
-        """Made on first use: judgements answered from the cache never import the SDK."""
-        if self._client is None:
-            assert self._client_factory is not None
-            self._client = self._client_factory()
-        return self._client
+        """Made on first use, once: judgements answered from the cache never import the SDK."""
+        return self._client.get()
 
     def ask(self, request: JudgeRequest, repeat: int = 0) -> JudgeReply:
         """Ask once (``repeat`` tells judgements of the same request apart in the cache)."""
         messages: list[dict[str, Any]] = [
             {"role": "system", "content": request.instructions},
-            {"role": "user", "content": chat_content(request.parts, self.settings.max_side, self.settings.max_images)},
+            # Images by hash and size: the cache key never embeds (or waits to encode) an image.
+            {
+                "role": "user",
+                "content": chat_content(request.parts, self.settings.max_side, self.settings.max_images, placeholders=True),
+            },
         ]
         problems: list[str] = []
         text: str | None = None
@@ -141,9 +145,17 @@ class JudgeClient:
         if temperature is not None:
             kwargs["temperature"] = temperature  # in the material below: a cached reply is per temperature
 
+        sent: list[list[dict[str, Any]]] = []  # the messages as sent: images encoded once, on a cache miss
+
+        def prepare() -> None:
+            self._client.get()
+            sent.append(with_image_data(messages, request.parts, self.settings.max_side))
+
         def run() -> CallResult:
             with readable_reply():
-                response = api_reply(self.client.chat.completions.create(**kwargs), "a chat completion", "choices")
+                response = api_reply(
+                    self.client.chat.completions.create(**{**kwargs, "messages": sent[-1]}), "a chat completion", "choices"
+                )
             text = response.choices[0].message.content if response.choices else None
             try:
                 data = parse_reply(text, request.schema)
@@ -156,7 +168,16 @@ class JudgeClient:
         attempts = self.settings.max_retries + 1
         material = {"endpoint": "chat.completions", "base_url": self.endpoint, **kwargs}
         try:
-            result = self.calls.call("judge", self.name, material, run, repeat=repeat, attempts=attempts)
+            result = self.calls.call(
+                "judge",
+                self.name,
+                material,
+                run,
+                repeat=repeat,
+                attempts=attempts,
+                prepare=prepare,
+                slot_in_transport=self._slots_in_transport,
+            )
         except UnreadableReply as exc:
             raise GraderError(f"judge {self.name}: {exc}") from exc
         except Exception as exc:
@@ -192,9 +213,8 @@ def create_judges(specs: tuple[str, ...], settings: JudgeSettings) -> tuple[Judg
         if not key:
             raise GraderError(f"no API key for the judge: set the environment variable {settings.api_key_env}")
         base_url = settings.base_url or os.environ.get("OPENAI_BASE_URL") or DEFAULT_BASE_URL
-        judges.append(
-            JudgeClient(model, None, settings, client_factory=_client_factory(key, base_url, settings), endpoint=base_url)
-        )
+        factory = _client_factory(key, base_url, settings)
+        judges.append(JudgeClient(model, None, settings, client_factory=factory, endpoint=base_url, slots_in_transport=True))
     return tuple(judges)
 
 
@@ -202,6 +222,8 @@ def _client_factory(key: str, base_url: str, settings: JudgeSettings) -> Callabl
     def make() -> openai.OpenAI:
         import openai  # imported when a judge is first asked, not when the plugin loads
 
-        return openai.OpenAI(api_key=key, base_url=base_url, timeout=settings.timeout, max_retries=0)  # the call layer retries
+        # The call layer retries; the HTTP client takes the run's concurrency slot for the time on the wire.
+        http_client = client_with_slots((settings.calls or DIRECT).limit, settings.timeout)
+        return openai.OpenAI(api_key=key, base_url=base_url, timeout=settings.timeout, max_retries=0, http_client=http_client)
 
     return make

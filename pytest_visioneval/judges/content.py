@@ -7,15 +7,24 @@ part ``full_size`` (an official harness that sends the original image, e.g.
 BizGenEval's), which is then re-encoded at its own size. More images than
 ``max_images`` is an error rather than a silent cut, so a trajectory is never
 judged without some of its frames.
+
+Preparing an image costs milliseconds, so it is done once per image and size
+(a small in-process memory, keyed by the image's SHA-256), and only for a
+request the cache cannot answer: the cache key names each image by its hash
+and size (:func:`chat_content` with ``placeholders``), never by its bytes.
 """
 
 from __future__ import annotations
 
 import base64
+import hashlib
 import io
+import threading
+from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from PIL import Image
 
@@ -73,8 +82,44 @@ def downscaled_png(data: bytes, max_side: int | None) -> bytes:
     return out.getvalue()
 
 
-def chat_content(parts: Sequence[Part], max_side: int, max_images: int) -> list[dict]:
-    """Chat Completions content parts, each image preceded by its label."""
+_PREPARED_KEPT = 32  # prepared images kept in memory (a few MB each at most)
+_prepared: OrderedDict[tuple[str, int | None], str] = OrderedDict()
+_prepared_lock = threading.Lock()
+_PLACEHOLDER = "sha256:"
+
+
+def _side(part: ImagePart, max_side: int) -> int | None:
+    return None if part.full_size else max_side
+
+
+def image_placeholder(part: ImagePart, max_side: int) -> str:
+    """What names an image in a cache key: its content's hash and the size it is sent at."""
+    side = _side(part, max_side)
+    return f"{_PLACEHOLDER}{hashlib.sha256(part.data).hexdigest()};max_side={'full' if side is None else side}"
+
+
+def image_data_url(part: ImagePart, max_side: int) -> str:
+    """The image as the judge receives it (a PNG data URL), prepared once per image and size."""
+    key = (hashlib.sha256(part.data).hexdigest(), _side(part, max_side))
+    with _prepared_lock:
+        url = _prepared.get(key)
+        if url is not None:
+            _prepared.move_to_end(key)
+            return url
+    url = "data:image/png;base64," + base64.b64encode(downscaled_png(part.data, key[1])).decode()
+    with _prepared_lock:
+        _prepared[key] = url
+        while len(_prepared) > _PREPARED_KEPT:
+            _prepared.popitem(last=False)
+    return url
+
+
+def chat_content(parts: Sequence[Part], max_side: int, max_images: int, *, placeholders: bool = False) -> list[dict]:
+    """Chat Completions content parts, each image preceded by its label.
+
+    With ``placeholders`` each image is named by :func:`image_placeholder` instead of
+    its data (a cache key's form; :func:`with_image_data` turns it into a request).
+    """
     images = sum(isinstance(p, ImagePart) for p in parts)
     if images > max_images:
         raise GraderError(
@@ -86,8 +131,20 @@ def chat_content(parts: Sequence[Part], max_side: int, max_images: int) -> list[
         if isinstance(part, TextPart):
             content.append({"type": "text", "text": part.text})
         else:
-            png = downscaled_png(part.data, None if part.full_size else max_side)
+            url = image_placeholder(part, max_side) if placeholders else image_data_url(part, max_side)
             content.append({"type": "text", "text": f"[{part.label}]"})
-            url = "data:image/png;base64," + base64.b64encode(png).decode()
             content.append({"type": "image_url", "image_url": {"url": url}})
     return content
+
+
+def with_image_data(messages: list[dict[str, Any]], parts: Sequence[Part], max_side: int) -> list[dict[str, Any]]:
+    """``messages`` with every image placeholder of ``parts`` replaced by the image's data URL."""
+    urls = {image_placeholder(p, max_side): p for p in parts if isinstance(p, ImagePart)}
+
+    def resolved(item: dict[str, Any]) -> dict[str, Any]:
+        url = item.get("image_url", {}).get("url") if item.get("type") == "image_url" else None
+        if url in urls:
+            return {**item, "image_url": {**item["image_url"], "url": image_data_url(urls[url], max_side)}}
+        return item
+
+    return [{**m, "content": [resolved(c) for c in m["content"]]} if isinstance(m.get("content"), list) else m for m in messages]

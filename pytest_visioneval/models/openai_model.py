@@ -41,6 +41,8 @@ from ..calls.layer import (
     is_retryable,
     readable_reply,
 )
+from ..calls.lazy_client import LazyClient
+from ..calls.slot_transport import client_with_slots
 from ..cases.spec import CaseSpec
 from ..errors import ModelError
 from .base import ModelSettings
@@ -57,14 +59,15 @@ class OpenAIModel:
         *,
         client_factory: Callable[[], openai.OpenAI] | None = None,
         endpoint: str | None = None,
+        slots_in_transport: bool = False,  # the client's HTTP transport takes the concurrency slot
     ):
         if api not in ("chat", "responses"):
             raise ModelError(f"unknown API {api!r} for text tasks; use 'chat' or 'responses'")
         if client is None and client_factory is None:
             raise ModelError("OpenAIModel needs a client or a client factory")
         self.model = model
-        self._client = client
-        self._client_factory = client_factory
+        self._client = LazyClient(client_factory, client)
+        self._slots_in_transport = slots_in_transport
         self.api = api
         self.name = f"openai:{model}"
         self.calls = calls or DIRECT
@@ -73,11 +76,8 @@ class OpenAIModel:
 
     @property
     def client(self) -> openai.OpenAI:
-        """Made on first use: a run answered from the cache never imports the SDK."""
-        if self._client is None:
-            assert self._client_factory is not None
-            self._client = self._client_factory()
-        return self._client
+        """Made on first use, once: a run answered from the cache never imports the SDK."""
+        return self._client.get()
 
     @classmethod
     def from_argument(cls, argument: str, settings: ModelSettings) -> OpenAIModel:
@@ -91,20 +91,25 @@ class OpenAIModel:
             )
         base_url = settings.base_url or os.environ.get("OPENAI_BASE_URL") or DEFAULT_BASE_URL
 
+        calls = settings.calls or DIRECT
+
         def client() -> openai.OpenAI:
             import openai
 
-            # The call layer retries (one policy, no slot held while backing off).
-            return openai.OpenAI(api_key=key, base_url=base_url, timeout=settings.timeout, max_retries=0)
+            # The call layer retries (one policy, no slot held while backing off); the HTTP
+            # client takes the run's concurrency slot for the time on the wire only.
+            http_client = client_with_slots(calls.limit, settings.timeout)
+            return openai.OpenAI(api_key=key, base_url=base_url, timeout=settings.timeout, max_retries=0, http_client=http_client)
 
         return cls(
             argument,
             None,
             settings.openai_api,
-            settings.calls,
+            calls,
             settings.max_retries + 1,
             client_factory=client,
             endpoint=base_url,
+            slots_in_transport=True,
         )
 
     def generate(self, case: CaseSpec, params: Mapping[str, Any]) -> ModelOutput:
@@ -140,7 +145,15 @@ class OpenAIModel:
 
     def _call(self, endpoint: str, key: Mapping[str, Any], run: Callable[[], CallResult]) -> Any:
         material = {"endpoint": endpoint, "base_url": self.endpoint, "model": self.model, **key}
-        return self.calls.call("model", self.name, material, run, attempts=self.attempts).value
+        return self.calls.call(
+            "model",
+            self.name,
+            material,
+            run,
+            attempts=self.attempts,
+            prepare=self._client.get,
+            slot_in_transport=self._slots_in_transport,
+        ).value
 
     # -- images -----------------------------------------------------------
     # The cache key is made from the case and the params, not from the SDK call, so a cached run needs no client.

@@ -45,6 +45,11 @@ from ..cases.spec import CaseSpec
 from .evaluation import Environment, evaluate_case
 
 _POLL = 0.01
+# Threads per slot of --eval-concurrency: a case's local work (decoding, grading, OCR) runs between its
+# calls, and a thread busy with it holds no slot; more threads than slots keep every slot in use.
+THREADS_PER_SLOT = 2
+# Evaluations started ahead per thread: a thread that finishes one starts the next without waiting for a refill.
+AHEAD_PER_THREAD = 1.5
 HEARTBEAT_SECONDS = 1.0
 # Far above a heartbeat delayed by a loaded machine; far below a user giving up on the run.
 STALE_AFTER_SECONDS = 60.0
@@ -82,6 +87,7 @@ class CasePipeline:
         self._next = 0
         self._lock = threading.Lock()
         self._futures: dict[str, Future[dict[str, Any]]] = {}
+        self._running = 0  # started and not yet done (kept as a count: a refill must not rescan every case)
         self._started: set[str] = set()  # without an exchange: the cases this worker has started (its claims)
         self._held: dict[str, int] = {}  # with an exchange: nodeid -> fd holding the lock of our claim
         self._held_lock = threading.Lock()  # the heartbeat never touches an fd closed (and reused) meanwhile
@@ -90,7 +96,9 @@ class CasePipeline:
         self._stop_heartbeat = threading.Event()
         self._heartbeat: threading.Thread | None = None
         if concurrency is not None:
-            self._pool = ThreadPoolExecutor(max_workers=concurrency, thread_name_prefix="visioneval-case")
+            threads = THREADS_PER_SLOT * concurrency
+            self._ahead = int(AHEAD_PER_THREAD * threads)
+            self._pool = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="visioneval-case")
             if exchange is not None:
                 exchange.mkdir(parents=True, exist_ok=True)
                 self._heartbeat = threading.Thread(target=self._beat, name="visioneval-heartbeat", daemon=True)
@@ -178,14 +186,11 @@ class CasePipeline:
 
     # -- producing ------------------------------------------------------------
     def _fill(self) -> None:
-        """Keep ``concurrency`` evaluations of upcoming cases running (plus one queued per thread)."""
+        """Keep every thread busy with an upcoming case, and some queued behind them."""
         assert self.concurrency is not None
         while True:
             with self._lock:
-                if self._closed or self._next >= len(self._order):
-                    return
-                running = sum(1 for f in self._futures.values() if not f.done())
-                if running >= 2 * self.concurrency:
+                if self._closed or self._next >= len(self._order) or self._running >= self._ahead:
                     return
                 nodeid = self._order[self._next]
                 self._next += 1
@@ -206,14 +211,19 @@ class CasePipeline:
         assert self._pool is not None
         future = self._pool.submit(self._job, nodeid, case)
         self._futures[nodeid] = future
+        self._running += 1
         return future
 
     def _job(self, nodeid: str, case: CaseSpec) -> dict[str, Any]:
-        outcome = evaluate_case(case, self._env(nodeid))
-        if self.exchange is not None:
-            write_atomic(self._path(nodeid, ".json"), json.dumps(outcome).encode("utf-8"))
-            self._release(nodeid)
-        return outcome
+        try:
+            outcome = evaluate_case(case, self._env(nodeid))
+            if self.exchange is not None:
+                write_atomic(self._path(nodeid, ".json"), json.dumps(outcome).encode("utf-8"))
+                self._release(nodeid)
+            return outcome
+        finally:
+            with self._lock:  # never held by a pool thread before this: no deadlock with _start's caller
+                self._running -= 1
 
     # -- claims (xdist) -----------------------------------------------------------
     def _path(self, nodeid: str, suffix: str) -> Path:

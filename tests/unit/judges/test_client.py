@@ -2,16 +2,22 @@
 
 from __future__ import annotations
 
+import base64
+import io
 import json
+from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import replace
+from pathlib import Path
 
 import pytest
+from PIL import Image
 
+from pytest_visioneval.calls.layer import CallLayer, CallSettings
 from pytest_visioneval.calls.usage import usage_scope
 from pytest_visioneval.errors import GraderError, JudgeOutputError
 from pytest_visioneval.graders import GradeContext
-from pytest_visioneval.judges import JudgeRequest, TextPart
+from pytest_visioneval.judges import ImagePart, JudgeRequest, TextPart, content
 from pytest_visioneval.testing import FakeOpenAIServer
 
 SCHEMA = {
@@ -133,3 +139,33 @@ def test_a_hostile_answer_is_a_worded_error_of_the_case(
         judge.ask(REQUEST)
     assert str(info.value) == f"judge openai:judge-0: {message}"
     assert usage.as_dict()["judge"]["calls"] == len(server.requests) == 1
+
+
+def test_a_cached_judgement_prepares_no_image_and_its_entry_holds_no_image_bytes(
+    server: FakeOpenAIServer,
+    judge_context: Callable[..., GradeContext],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    layer = CallLayer(CallSettings(cache_dir=tmp_path / "cache", cache_mode="on"))
+    png = _noise_png()
+    request = JudgeRequest("Rate it.", (TextPart("the prompt"), ImagePart("Output image 1", png)), SCHEMA, "rating")
+    server.queue_replies('{"score": 4}')
+    (judge,) = judge_context(calls=layer).judges
+    assert judge.ask(request).data == {"score": 4}
+    (sent,) = server.requests
+    assert sent.json["messages"][1]["content"][2]["image_url"]["url"].startswith("data:image/png;base64,")
+    stored = "".join(p.read_text(errors="replace") for p in (tmp_path / "cache").rglob("*") if p.is_file())
+    assert base64.b64encode(png).decode()[:60] not in stored
+    # Asked again (a warm run): answered from the cache, without preparing the image or calling the API.
+    monkeypatch.setattr(content, "downscaled_png", lambda *a: pytest.fail("a cached judgement prepared an image"))
+    monkeypatch.setattr(content, "_prepared", OrderedDict())
+    (again,) = judge_context(calls=layer).judges
+    assert again.ask(request).data == {"score": 4}
+    assert len(server.requests) == 1
+
+
+def _noise_png() -> bytes:
+    out = io.BytesIO()
+    Image.frombytes("RGB", (48, 32), bytes(range(256)) * 18).save(out, format="PNG")
+    return out.getvalue()
