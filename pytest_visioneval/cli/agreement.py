@@ -1,15 +1,16 @@
 """Agreement between the judges (a results JSON) and human labels (a CSV).
 
-    python -m pytest_visioneval agreement results.json labels.csv [--json]
+    python -m pytest_visioneval agreement results.json labels.csv [--kind NAME=binary|numeric ...]
+        [--by suite|FIELD|none] [--confidence 0.95] [--resamples 1000] [--seed 0]
+        [--floor STAT=VALUE | NAME:STAT=VALUE ...] [--json]
 
-``labels.csv`` has the columns ``case`` (the case uid, ``suite/id``),
-``name`` (a gate or metric name as in the results, e.g. ``rubric.verdict``,
-``checklist.q7``, ``score.goal``) and ``label`` (the human's value: yes/no,
-pass/fail, true/false, 1/0, or a number).
-
-For yes/no labels: accuracy and Cohen's kappa. For numeric labels: Pearson,
-Spearman and Kendall correlations (scipy). Labels whose case or name is not
-in the results are counted as unmatched, never silently dropped.
+``labels.csv`` has the columns ``case`` (the case uid, ``suite/id``; in a run
+of several models ``suite/id[model]``), ``name`` (a gate or metric name as in
+the results, e.g. ``rubric.verdict``, ``checklist.q7``, ``score.goal``),
+``label`` (yes/no, pass/fail, true/false, 1/0, or a number) and, optionally,
+``rater`` (several people may label the same case). See
+:mod:`pytest_visioneval.results.agreement` for what is computed. Exits 1 when
+a ``--floor`` is not met, 2 for a label file that cannot be read.
 """
 
 from __future__ import annotations
@@ -17,128 +18,126 @@ from __future__ import annotations
 import argparse
 import csv
 import json
-import math
 import sys
-from collections import defaultdict
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any
 
-from scipy import stats
+from ..results.agreement import (
+    KINDS,
+    Agreement,
+    Estimate,
+    Label,
+    LabelError,
+    Settings,
+    below_floor,
+    cohen_kappa,
+    compute,
+)
 
-_YES = {"yes", "pass", "passed", "true", "1", "y"}
-_NO = {"no", "fail", "failed", "false", "0", "n"}
-
-
-@dataclass
-class Agreement:
-    name: str
-    kind: str  # "binary" or "numeric"
-    n: int
-    unmatched: int
-    accuracy: float | None = None
-    kappa: float | None = None
-    pearson: float | None = None
-    spearman: float | None = None
-    kendall: float | None = None
+__all__ = ["cohen_kappa", "compute", "main", "read_labels"]
 
 
-def _as_bool(text: str) -> bool | None:
-    low = text.strip().lower()
-    return True if low in _YES else False if low in _NO else None
+def read_labels(path: Path) -> list[Label]:
+    """The labels of a CSV file, each with its file and line; raises :class:`LabelError` for a file that is not one."""
+    try:
+        with path.open(newline="", encoding="utf-8") as fh:
+            reader = csv.DictReader(fh)
+            missing = {"case", "name", "label"} - set(reader.fieldnames or ())
+            if missing:
+                raise LabelError(
+                    f"{path}: missing column(s) {', '.join(sorted(missing))} (need case, name, label; rater optional)"
+                )
+            labels = []
+            for row in reader:
+                where = f"{path}:{reader.line_num}"
+                case, name, value = (str(row.get(k) or "").strip() for k in ("case", "name", "label"))
+                if not case or not name:
+                    raise LabelError(f"{where}: a label needs a case and a name")
+                labels.append(Label(case, name, value, str(row.get("rater") or "").strip(), where))
+            return labels
+    except (OSError, UnicodeDecodeError, csv.Error) as exc:
+        raise LabelError(f"{path}: cannot read the labels ({exc})") from None
 
 
-def judge_values(results: dict[str, Any]) -> dict[tuple[str, str], float]:
-    """(case uid, name) -> the judged value: 1.0/0.0 for a gate, the number for a metric."""
-    values: dict[tuple[str, str], float] = {}
-    for case in results["cases"]:
-        for gate in case.get("gates", ()):
-            values[(case["uid"], gate["name"])] = 1.0 if gate["passed"] else 0.0
-        for metric in case.get("metrics", ()):
-            values[(case["uid"], metric["name"])] = float(metric["value"])
-    return values
-
-
-def cohen_kappa(a: Sequence[bool], b: Sequence[bool]) -> float | None:
-    """Cohen's kappa of two raters' yes/no; None when chance agreement is total (kappa undefined)."""
-    n = len(a)
-    observed = sum(x == y for x, y in zip(a, b, strict=True)) / n
-    pa, pb = sum(a) / n, sum(b) / n
-    expected = pa * pb + (1 - pa) * (1 - pb)
-    if math.isclose(expected, 1.0):
-        return None
-    return (observed - expected) / (1 - expected)
-
-
-def _finite(value: float) -> float | None:
-    return None if value is None or math.isnan(value) else float(value)
-
-
-def compute(results: dict[str, Any], labels: list[dict[str, str]]) -> list[Agreement]:
-    judged = judge_values(results)
-    by_name: dict[str, list[tuple[str, float | None]]] = defaultdict(list)
-    for row in labels:
-        by_name[row["name"]].append((row["label"], judged.get((row["case"], row["name"]))))
-    out = []
-    for name, pairs in sorted(by_name.items()):
-        matched = [(label, value) for label, value in pairs if value is not None]
-        unmatched = len(pairs) - len(matched)
-        human_bools = [_as_bool(label) for label, _ in matched]
-        if matched and all(h is not None for h in human_bools):
-            human = [bool(h) for h in human_bools]
-            judge = [value >= 0.5 for _, value in matched]
-            accuracy = sum(h == j for h, j in zip(human, judge, strict=True)) / len(human)
-            out.append(Agreement(name, "binary", len(human), unmatched, accuracy=accuracy, kappa=cohen_kappa(human, judge)))
-            continue
-        numbers = [(float(label), value) for label, value in matched]
-        human_n, judge_n = [h for h, _ in numbers], [j for _, j in numbers]
-        agreement = Agreement(name, "numeric", len(numbers), unmatched)
-        if len(numbers) >= 2:
-            agreement.pearson = _finite(stats.pearsonr(human_n, judge_n).statistic)
-            agreement.spearman = _finite(stats.spearmanr(human_n, judge_n).statistic)
-            agreement.kendall = _finite(stats.kendalltau(human_n, judge_n).statistic)
-        out.append(agreement)
+def _pairs(items: Sequence[str], what: str) -> dict[str, str]:
+    out = {}
+    for item in items:
+        key, sep, value = item.rpartition("=")
+        if not sep or not key:
+            raise SystemExit(f"{what} expects KEY=VALUE, got {item!r}")
+        out[key] = value
     return out
 
 
-def read_labels(path: Path) -> list[dict[str, str]]:
-    with path.open(newline="", encoding="utf-8") as fh:
-        reader = csv.DictReader(fh)
-        missing = {"case", "name", "label"} - set(reader.fieldnames or ())
-        if missing:
-            raise SystemExit(f"{path}: missing column(s) {', '.join(sorted(missing))} (need case, name, label)")
-        return list(reader)
+def _estimate(estimate: Estimate | None) -> str:
+    if estimate is None or estimate.value is None:
+        return "-"
+    if estimate.low is None or estimate.high is None:
+        return f"{estimate.value:.3f}"
+    return f"{estimate.value:.3f} [{estimate.low:.3f}, {estimate.high:.3f}]"
 
 
-def _fmt(value: float | None) -> str:
-    return "-" if value is None else f"{value:.3f}"
+def table(rows: Sequence[Agreement], confidence: float) -> list[str]:
+    lines = [f"judge against people, {confidence:.0%} bootstrap intervals over cases; ceiling: each rater against the others"]
+    for row in rows:
+        raters = f", {row.raters} raters" if row.raters > 1 else ""
+        ties = f", {row.ties} tied" if row.ties else ""
+        head = f"{row.name} [{row.group}] {row.kind}: n={row.n}, unmatched {row.unmatched}{raters}{ties}"
+        lines.append(head)
+        lines.append("    " + "; ".join(f"{stat} {_estimate(e)}" for stat, e in row.stats.items()))
+        if row.raters > 1:
+            ceiling = "; ".join(
+                f"{stat} {e.value:.3f} ({e.low:.3f}-{e.high:.3f})" for stat, e in row.ceiling.items() if e.value is not None
+            )
+            lines.append(f"    raters: Krippendorff's alpha {_estimate(row.alpha)}; human ceiling {ceiling or '-'}")
+    return lines
+
+
+def parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="python -m pytest_visioneval agreement", description=__doc__.splitlines()[0])
+    p.add_argument("results", type=Path, help="results JSON written with --eval-results")
+    p.add_argument("labels", type=Path, help="CSV with columns case, name, label (and rater)")
+    p.add_argument("--kind", action="append", default=[], metavar="NAME=KIND", help="binary or numeric (NAME * for all)")
+    p.add_argument("--by", default="suite", help="group cases by suite (default), a case field, or none")
+    p.add_argument("--confidence", type=float, default=0.95, help="interval level (default 0.95)")
+    p.add_argument("--resamples", type=int, default=1000, help="bootstrap resamples (default 1000)")
+    p.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
+    p.add_argument("--floor", action="append", default=[], metavar="[NAME:]STAT=VALUE", help="exit 1 below it (e.g. kappa=0.4)")
+    p.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    return p
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m pytest_visioneval agreement", description=__doc__.splitlines()[0])
-    parser.add_argument("results", type=Path, help="results JSON written with --eval-results")
-    parser.add_argument("labels", type=Path, help="CSV with columns case, name, label")
-    parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
-    args = parser.parse_args(argv)
+    args = parser().parse_args(argv)
+    kinds = _pairs(args.kind, "--kind")
+    for name, kind in kinds.items():
+        if kind not in KINDS:
+            raise SystemExit(f"--kind {name}={kind}: the kind is one of {', '.join(KINDS)}")
+    try:
+        floors = {key: float(value) for key, value in _pairs(args.floor, "--floor").items()}
+    except ValueError:
+        raise SystemExit(f"--floor expects numbers, got {args.floor}") from None
+    if not 0 < args.confidence < 1 or args.resamples < 1:
+        raise SystemExit("--confidence must lie between 0 and 1 and --resamples be at least 1")
     try:
         results = json.loads(args.results.read_text(encoding="utf-8"))
-    except ValueError as exc:
-        raise SystemExit(f"{args.results}: not JSON ({exc})") from None
-    rows = compute(results, read_labels(args.labels))
+    except (OSError, ValueError) as exc:
+        raise SystemExit(f"{args.results}: cannot read the results ({exc})") from None
+    settings = Settings(args.confidence, args.resamples, args.seed, kinds, "" if args.by == "none" else args.by)
+    try:
+        rows = compute(results, read_labels(args.labels), settings)
+    except LabelError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    low = below_floor(rows, floors)
     if args.json:
-        print(json.dumps([asdict(r) for r in rows], indent=2))
-        return 0
-    print(
-        f"{'name':32} {'kind':8} {'n':>4} {'unmatched':>9} {'accuracy':>8} {'kappa':>6} "
-        f"{'pearson':>7} {'spearman':>8} {'kendall':>7}"
-    )
-    for r in rows:
-        print(
-            f"{r.name:32} {r.kind:8} {r.n:>4} {r.unmatched:>9} {_fmt(r.accuracy):>8} {_fmt(r.kappa):>6} "
-            f"{_fmt(r.pearson):>7} {_fmt(r.spearman):>8} {_fmt(r.kendall):>7}"
-        )
-    return 0
+        print(json.dumps({"agreement": [r.as_dict() for r in rows], "below_floor": low}, indent=2))
+    else:
+        for line in table(rows, args.confidence):
+            print(line)
+        for line in low:
+            print(f"BELOW FLOOR {line}")
+    return 1 if low else 0
 
 
 if __name__ == "__main__":

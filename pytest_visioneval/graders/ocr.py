@@ -71,7 +71,6 @@ from typing import Any, ClassVar
 import numpy as np
 import pytesseract
 from PIL import Image
-from scipy import ndimage
 
 from ..artifacts import Artifact
 from ..cases.spec import CaseSpec
@@ -336,6 +335,8 @@ def ink_on_white(gray: Image.Image) -> Image.Image:
     plain greyscale missed lines in 11 of 28 images (white labels on blue and purple buttons and
     headers), on this image in 2.
     """
+    from scipy import ndimage  # here, not at import: every run collects this module, few read text
+
     pixels = np.asarray(gray, dtype=np.float32)
     side = max(15, int(max(pixels.shape) * BACKGROUND_FRACTION) | 1)
     closing = ndimage.grey_closing(pixels, size=(side, side))  # the background behind dark text
@@ -349,6 +350,8 @@ def ink_on_white(gray: Image.Image) -> Image.Image:
 
 def _local_median(pixels: np.ndarray) -> np.ndarray:
     """The median grey around each pixel, computed on a small copy (fast) and scaled back."""
+    from scipy import ndimage
+
     step = max(1, round(max(pixels.shape) / POLARITY_SIDE))
     small = ndimage.median_filter(pixels[::step, ::step], size=POLARITY_WINDOW)
     height, width = pixels.shape
