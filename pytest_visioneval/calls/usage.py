@@ -80,6 +80,18 @@ class CaseUsage:
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self.kinds: dict[str, dict[str, Any]] = {}
+        self._judges: dict[str, list[dict[str, Any]]] = {}  # judge name -> its distinct provenances
+
+    def note_judge(self, name: str, provenance: Mapping[str, Any]) -> None:
+        """Which judge answered, and how it was asked (see :func:`judge_provenance`)."""
+        with self._lock:
+            seen = self._judges.setdefault(name, [])
+            if dict(provenance) not in seen:
+                seen.append(dict(provenance))
+
+    def judges(self) -> dict[str, list[dict[str, Any]]]:
+        with self._lock:
+            return {name: [dict(p) for p in seen] for name, seen in sorted(self._judges.items())}
 
     def _kind(self, kind: str) -> dict[str, Any]:
         return self.kinds.setdefault(kind, _empty())
@@ -164,3 +176,24 @@ def total_usage(records: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
         overall["cost"] += v["cost"]
         overall["unpriced"] = sorted(set(overall["unpriced"]) | set(v["unpriced"]))
     return {"kinds": dict(sorted(kinds.items())), "total": overall}
+
+
+def judge_provenance(records: Iterable[Mapping[str, Any]]) -> dict[str, dict[str, Any]]:
+    """Per judge, over the run's cases: each provenance field's distinct values (one value: the judge did not vary).
+
+    ``served_by`` lists the model ids the API answered with; ``instructions_sha256``
+    the instructions' hashes (one per grader kind that asked).
+    """
+    found: dict[str, dict[str, list[Any]]] = {}
+    for record in records:
+        for name, provenances in (record.get("judges") or {}).items():
+            fields = found.setdefault(name, {})
+            for provenance in provenances:
+                for key, value in provenance.items():
+                    values = fields.setdefault(key, [])
+                    if value not in values:
+                        values.append(value)
+    return {
+        name: {key: sorted(values, key=lambda v: (v is None, str(v))) for key, values in sorted(fields.items())}
+        for name, fields in sorted(found.items())
+    }

@@ -18,6 +18,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "merge": ("pytest_visioneval.cli.merge", "merge shard results into one report and one verdict"),
     "html": ("pytest_visioneval.cli.html", "write the HTML report of a results file"),
     "agreement": ("pytest_visioneval.cli.agreement", "judge verdicts against human labels"),
+    "checklist-draft": ("pytest_visioneval.cli.checklist_draft", "draft yes/no checklists from case prompts, for review"),
     "cookbook-tags": ("pytest_visioneval.cli.cookbook_tags", "count the cookbook's failure tags in a results file"),
     "import": ("pytest_visioneval.importers.__main__", "write case files from a benchmark's official data"),
     "cdn": ("pytest_visioneval.cli.cdn", "fetch, list, check the CDN mirror that rendered pages load libraries from"),

@@ -1,6 +1,10 @@
 """``use: checklist`` - N yes/no questions about the output, answered in one call.
 
-Options: ``questions`` (the list), ``hidden_rationale`` (background the judge
+Options: ``questions`` (the list: each a question, or ``{text, depends_on}``
+where ``depends_on`` lists the numbers of earlier questions it presupposes -
+"is the logo's text red?" presupposes "is there a logo?" - so a question whose
+parent was answered "no" scores "no" too, with that reason, and the judge's
+answer to it is not counted), ``hidden_rationale`` (background the judge
 sees and the model never did, e.g. the facts a knowledge question rests on),
 ``min_score`` (gate threshold, default 1.0: every answer must be yes),
 ``instructions_file`` (your own judge prompt, next to the case file), ``view``
@@ -54,7 +58,24 @@ class ChecklistGrader:
         "additionalProperties": False,
         "required": ["questions"],
         "properties": {
-            "questions": {"type": "array", "minItems": 1, "items": {"type": "string", "minLength": 1}},
+            "questions": {
+                "type": "array",
+                "minItems": 1,
+                "items": {
+                    "oneOf": [
+                        {"type": "string", "minLength": 1},
+                        {
+                            "type": "object",
+                            "additionalProperties": False,
+                            "required": ["text"],
+                            "properties": {
+                                "text": {"type": "string", "minLength": 1},
+                                "depends_on": {"type": "array", "items": {"type": "integer", "minimum": 1}},
+                            },
+                        },
+                    ]
+                },
+            },
             "hidden_rationale": {"type": "string"},
             "min_score": {"type": "number", "minimum": 0, "maximum": 1},
             "instructions_file": {"type": "string", "minLength": 1},
@@ -64,7 +85,12 @@ class ChecklistGrader:
     }
 
     def __init__(self, options: Mapping[str, Any]):
-        self.questions: list[str] = list(options["questions"])
+        items = list(options["questions"])
+        self.questions: list[str] = [q if isinstance(q, str) else q["text"] for q in items]
+        # question number -> the numbers of the earlier questions it presupposes
+        self.parents: dict[int, tuple[int, ...]] = {
+            i: tuple(q.get("depends_on", ())) for i, q in enumerate(items, 1) if isinstance(q, Mapping)
+        }
         self.hidden_rationale: str = options.get("hidden_rationale", "")
         self.min_score: float = float(options.get("min_score", 1.0))
         self.instructions_file: str | None = options.get("instructions_file")
@@ -73,6 +99,11 @@ class ChecklistGrader:
 
     @classmethod
     def check_case(cls, case: CaseSpec, options: Mapping[str, Any]) -> str | None:
+        for number, question in enumerate(options.get("questions", ()), 1):
+            if isinstance(question, Mapping):
+                later = [p for p in question.get("depends_on", ()) if p >= number]
+                if later:
+                    return f"question {number} depends on {later}: a question may depend only on earlier ones"
         return check_instructions_file(case, options.get("instructions_file"))
 
     def grade(self, case: CaseSpec, artifacts: Sequence[Artifact], context: GradeContext | None = None) -> Grade:
@@ -98,8 +129,8 @@ class ChecklistGrader:
             schema_name="checklist",
         )
         calls = ask_all(context, request)
-        per_call = [_answers(call.data, n) for call in calls]
-        return _grade(self.questions, per_call, self.min_score, calls[0].judge)
+        per_call = [_with_dependencies(_answers(call.data, n), self.parents) for call in calls]
+        return _grade(self.questions, per_call, self.min_score, calls[0].judge, self.parents)
 
 
 def _reply_schema(n: int) -> dict[str, Any]:
@@ -129,7 +160,24 @@ def _answers(data: Mapping[str, Any], n: int) -> dict[int, tuple[bool, str]]:
     return out
 
 
-def _grade(questions: Sequence[str], per_call: Sequence[dict[int, tuple[bool, str]]], min_score: float, judge: str) -> Grade:
+def _with_dependencies(answers: dict[int, tuple[bool, str]], parents: Mapping[int, Sequence[int]]) -> dict[int, tuple[bool, str]]:
+    """One judgement's answers, each question whose parent was not answered yes turned into a no that says so."""
+    out = dict(answers)
+    for number in sorted(parents):  # parents come first: a chain of dependencies resolves in order
+        failed = [p for p in parents[number] if not out.get(p, (False, ""))[0]]
+        if failed:
+            listed = ", ".join(f"Q{p}" for p in failed)
+            out[number] = (False, f"depends on {listed}, not answered yes")
+    return out
+
+
+def _grade(
+    questions: Sequence[str],
+    per_call: Sequence[dict[int, tuple[bool, str]]],
+    min_score: float,
+    judge: str,
+    parents: Mapping[int, Sequence[int]] | None = None,
+) -> Grade:
     n = len(questions)
     metrics: list[Metric] = []
     scores = [sum(yes for yes, _ in answers.values()) / n for answers in per_call]
@@ -146,6 +194,8 @@ def _grade(questions: Sequence[str], per_call: Sequence[dict[int, tuple[bool, st
             majority_yes += 1
         elif first is None:
             problems.append(f"Q{i} was not answered ({question})")
+        elif i in (parents or {}) and any(not per_call[0].get(p, (False, ""))[0] for p in (parents or {})[i]):
+            problems.append(f"Q{i} counts as no ({question}): {why}")
         else:
             problems.append(f'judge answered "no" to Q{i} ({question}): {why}')
     fraction = majority_yes / n

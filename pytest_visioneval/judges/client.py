@@ -12,6 +12,7 @@ that parse are cached.
 
 from __future__ import annotations
 
+import hashlib
 import os
 import sys
 from collections.abc import Callable
@@ -34,6 +35,7 @@ from ..calls.layer import (
 )
 from ..calls.lazy_client import LazyClient
 from ..calls.slot_transport import client_with_slots
+from ..calls.usage import current_usage
 from ..errors import GraderError, JudgeOutputError
 from .content import DEFAULT_MAX_IMAGES, DEFAULT_MAX_SIDE, JudgeRequest, chat_content, with_image_data
 from .parse import ReplyRejected, parse_reply
@@ -52,6 +54,7 @@ class JudgeSettings:
     max_side: int = DEFAULT_MAX_SIDE
     max_images: int = DEFAULT_MAX_IMAGES
     temperature: float | None = 0.0
+    seed: int | None = None  # sent as seed + the judge repeat's index
     calls: CallLayer | None = field(default=None, compare=False)  # the run's call layer
 
 
@@ -60,6 +63,7 @@ class JudgeReply:
     data: dict[str, Any]
     attempts: int
     usage: dict[str, Any] = field(default_factory=dict)
+    served_by: str | None = None  # the model id the API said answered (may differ from the one asked)
 
 
 # A rejected reply is shown back to the judge cut to this many characters: a huge reply must not
@@ -112,8 +116,9 @@ class JudgeClient:
         text: str | None = None
         for attempt in range(1, self.settings.reply_retries + 2):
             try:
-                data, usage = self._complete(messages, request, repeat)
-                return JudgeReply(data, attempt, usage)
+                data, usage, served_by = self._complete(messages, request, repeat)
+                current_usage().note_judge(self.name, self._provenance(request, repeat, served_by))
+                return JudgeReply(data, attempt, usage, served_by)
             except ReplyRejected as exc:
                 text = exc.text
                 problems.append(f"attempt {attempt}: {exc}")
@@ -128,9 +133,27 @@ class JudgeClient:
             f"{'; '.join(problems)}; last reply began {excerpt!r}"
         )
 
+    def _temperature(self, request: JudgeRequest) -> float | None:
+        return request.temperature if request.temperature is not None else self.settings.temperature
+
+    def _seed(self, repeat: int) -> int | None:
+        return None if self.settings.seed is None else self.settings.seed + repeat
+
+    def _provenance(self, request: JudgeRequest, repeat: int, served_by: str | None) -> dict[str, Any]:
+        """What says which judge this was: endpoint, the model that answered, sampling settings, instructions."""
+        return {
+            "endpoint": self.endpoint,
+            "served_by": served_by,
+            "temperature": self._temperature(request),
+            "seed": self._seed(repeat),
+            "response_format": self.settings.response_format,
+            "instructions_sha256": hashlib.sha256(request.instructions.encode("utf-8")).hexdigest()[:16],
+            "schema": request.schema_name,
+        }
+
     def _complete(
         self, messages: list[dict[str, Any]], request: JudgeRequest, repeat: int
-    ) -> tuple[dict[str, Any], dict[str, Any]]:
+    ) -> tuple[dict[str, Any], dict[str, Any], str | None]:
         """One request through the call layer; the reply is parsed inside it, so only valid replies are cached."""
         kwargs: dict[str, Any] = {"model": self.model, "messages": messages}
         fmt = self.settings.response_format
@@ -141,9 +164,12 @@ class JudgeClient:
             }
         elif fmt == "json_object":
             kwargs["response_format"] = {"type": "json_object"}
-        temperature = request.temperature if request.temperature is not None else self.settings.temperature
+        temperature = self._temperature(request)
         if temperature is not None:
             kwargs["temperature"] = temperature  # in the material below: a cached reply is per temperature
+        seed = self._seed(repeat)
+        if seed is not None:
+            kwargs["seed"] = seed  # likewise per seed; each repeat its own
 
         sent: list[list[dict[str, Any]]] = []  # the messages as sent: images encoded once, on a cache miss
 
@@ -163,7 +189,8 @@ class JudgeClient:
                 exc.text = text
                 raise
             usage = response.usage.model_dump(mode="json", exclude_none=True) if response.usage else {}
-            return CallResult(data, usage)
+            # Cached with the reply: a warm run still knows which model answered.
+            return CallResult({"reply": data, "served_by": getattr(response, "model", None)}, usage)
 
         attempts = self.settings.max_retries + 1
         material = {"endpoint": "chat.completions", "base_url": self.endpoint, **kwargs}
@@ -193,7 +220,7 @@ class JudgeClient:
             if isinstance(exc, sdk.APIConnectionError):
                 raise GraderError(f"judge {self.name}: cannot reach the API ({exc.__cause__ or exc})") from exc
             raise GraderError(f"judge {self.name}: {exc}") from exc
-        return result.value, dict(result.usage)
+        return result.value["reply"], dict(result.usage), result.value.get("served_by")
 
 
 def _after(exc: BaseException, attempts: int) -> str:

@@ -203,6 +203,8 @@ def visioneval_evaluation(
     record["model"] = outcome["model"]
     record["artifacts"] += outcome["artifacts"]
     record["usage"] = outcome["usage"]
+    if outcome.get("judges"):
+        record["judges"] = outcome["judges"]  # which judge answered, and how it was asked
     record["timings"] = outcome.get("timings", {})
     if outcome["error"]:
         record["error"] = outcome["error"]

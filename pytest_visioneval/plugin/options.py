@@ -199,6 +199,18 @@ def add_options(parser: pytest.Parser) -> None:
     )
     both("--judge-max-images", "visioneval_judge_max_images", "most images one judge request may carry (default 12)", metavar="N")
     both(
+        "--judge-temperature",
+        "visioneval_judge_temperature",
+        "the judges' sampling temperature (default 0; a protocol's official setting wins); part of the cache key",
+        metavar="T",
+    )
+    both(
+        "--judge-seed",
+        "visioneval_judge_seed",
+        "the judges' sampling seed; judge repeat k sends SEED+k, so repeats differ (default: none sent)",
+        metavar="N",
+    )
+    both(
         "--eval-snapshot",
         "visioneval_snapshot",
         "compare each case with its syrupy snapshots: scores, png or all (write them with --snapshot-update)",
@@ -263,6 +275,16 @@ def _number(config: pytest.Config, name: str, default: float, kind: type) -> Any
     return value
 
 
+def _optional_int(config: pytest.Config, name: str) -> int | None:
+    raw = option_value(config, name)
+    if raw is None:
+        return None
+    try:
+        return int(raw)
+    except ValueError:
+        raise ConfigError(f"{name} must be a whole number, got {raw!r}") from None
+
+
 def parse_param(text: str) -> tuple[str, Any]:
     key, sep, raw = text.partition("=")
     if not sep or not key.strip():
@@ -322,6 +344,8 @@ def _build(config: pytest.Config) -> Settings:
         response_format=str(option_value(config, "visioneval_judge_response_format") or "json_schema"),
         max_side=max(64, _number(config, "visioneval_judge_max_image_side", 1024, int)),
         max_images=max(1, _number(config, "visioneval_judge_max_images", 12, int)),
+        temperature=_number(config, "visioneval_judge_temperature", 0.0, float),
+        seed=_optional_int(config, "visioneval_judge_seed"),
     )
     if judge_settings.response_format not in RESPONSE_FORMATS:
         raise ConfigError(f"visioneval_judge_response_format must be one of {', '.join(RESPONSE_FORMATS)}")

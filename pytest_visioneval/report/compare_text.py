@@ -36,6 +36,8 @@ def pair_lines(comparison: Mapping[str, Any], settings: Mapping[str, Any], *, fl
         f"== B {b}  vs  A {a} ==",
         f"cases: {cases['paired']} paired, {len(cases['only_a'])} only in A, {len(cases['only_b'])} only in B",
     ]
+    # A changed judge first: differences below may be the judge's, not the model's.
+    lines += [f"JUDGE CHANGED: {change}" for change in comparison.get("judge_changes", ())]
     rates: list[list[str]] = [["pass rate", "n", "A", "B", "B-A", f"{level} interval", "McNemar"]]
     if comparison["overall"]:
         rates.append(_rate_row("overall", comparison["overall"], alpha))

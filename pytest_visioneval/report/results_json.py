@@ -21,6 +21,7 @@ from typing import Any
 
 from .. import __version__
 from ..artifacts import write_atomic
+from ..calls.usage import judge_provenance
 from ..results.aggregate import timings
 from ..results.verdict import Verdict
 
@@ -93,6 +94,7 @@ def build(
         "aggregates": aggregates,
         "benchmarks": benchmarks or {},
         "usage": usage or {},
+        "judges": judge_provenance(records),
         "timings": timings(records),
         "thresholds": [t.as_dict() for t in verdict.thresholds],
         "exit": {"status": verdict.exit_status, "reasons": list(verdict.reasons), "warnings": list(verdict.warnings)},

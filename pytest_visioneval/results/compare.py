@@ -67,6 +67,7 @@ class Side:
     cases: Mapping[str, Mapping[str, Any]]  # key (uid, or uid[model]) -> case record
     benchmarks: Mapping[str, Any] = field(default_factory=dict)
     complete: bool = True
+    judges: Mapping[str, Any] = field(default_factory=dict)  # the run's judge provenance (results' "judges")
 
     def describe(self) -> dict[str, Any]:
         return {
@@ -144,6 +145,7 @@ def compare_pair(a: Side, b: Side, settings: Settings = Settings()) -> dict[str,
             }
             for suite, keys in sorted(suites.items())
         },
+        "judge_changes": judge_changes(a.judges, b.judges),
         "flips": _flips(a, b, shared),
         "changes": _changes(a, b, shared, directions, settings.top),
     }
@@ -177,6 +179,21 @@ def regressions(comparison: Mapping[str, Any], alpha: float) -> list[str]:
         for name, block in result["metrics"].items():
             score(f"suite {suite} ", name, block)
     return found
+
+
+def judge_changes(a: Mapping[str, Any], b: Mapping[str, Any]) -> list[str]:
+    """How the judges of B differ from A's: a judge added or gone, or a provenance field with other values.
+
+    A judge scoring differently is a reason scores moved that has nothing to do with the model.
+    """
+    changes = [f"judge {name} only in B" for name in sorted(set(b) - set(a))]
+    changes += [f"judge {name} only in A" for name in sorted(set(a) - set(b))]
+    for name in sorted(set(a) & set(b)):
+        for key in sorted(set(a[name]) | set(b[name])):
+            before, after = a[name].get(key), b[name].get(key)
+            if before != after:
+                changes.append(f"judge {name} {key}: {before} -> {after}")
+    return changes
 
 
 # -- sides --
@@ -229,6 +246,7 @@ def _side(label: str, source: str, document: Mapping[str, Any], *, by_model: boo
         cases=cases,
         benchmarks=_benchmarks(document, only_model),
         complete=document.get("complete", True) is not False,
+        judges=document.get("judges") or {},
     )
 
 

@@ -47,6 +47,7 @@ def evaluate_case(case: CaseSpec, env: Environment) -> dict[str, Any]:
     outcome.pop("_repeat", None)
     outcome["timings"]["case.seconds"] = round(time.monotonic() - started, 3)
     outcome["usage"] = usage.as_dict()
+    outcome["judges"] = usage.judges()
     return outcome
 
 

@@ -97,6 +97,8 @@ class FakeOpenAIServer:
         self.image_as_url = False
         # A hostile endpoint: (content type, body) sent with status 200 instead of the API's JSON, or None.
         self.raw_reply: Callable[[RecordedRequest], tuple[str, bytes] | None] | None = None
+        # The model id replies name (a provider answering with a dated snapshot); None: the one asked for.
+        self.served_model: str | None = None
         self.requests: list[RecordedRequest] = []
         self.in_flight = 0
         self.max_in_flight = 0
@@ -243,7 +245,7 @@ class FakeOpenAIServer:
                 "id": "chatcmpl-local",
                 "object": "chat.completion",
                 "created": now,
-                "model": (request.json or {}).get("model", "local"),
+                "model": self.served_model or (request.json or {}).get("model", "local"),
                 "choices": [
                     {"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": self._text_for(request)}}
                 ],

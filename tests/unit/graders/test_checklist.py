@@ -124,3 +124,37 @@ def test_full_size_images_are_sent_unscaled(
     options = {"questions": QUESTIONS, "full_size_images": full_size}
     ChecklistGrader(options).grade(make_case(), large, judge_context())
     assert _sent_sizes(server.requests[0].json) == [expected]  # the judge's default max side is 1024
+
+
+def test_a_question_whose_parent_was_answered_no_counts_as_no(
+    server: FakeOpenAIServer, judge_context: Callable[..., GradeContext], make_case: Callable[..., Any]
+) -> None:
+    # Q2 presupposes Q1 and Q3 presupposes Q2: the judge says no to Q1 only, yet Q2 and Q3 cannot stand.
+    questions: list[Any] = [
+        "Is there a logo?",
+        {"text": "Is the logo's text red?", "depends_on": [1]},
+        {"text": "Does the red text read ACME?", "depends_on": [2]},
+        "Is the background white?",
+    ]
+    server.queue_replies(
+        reply({"answers": [{"id": i, "reason": f"r{i}", "answer": "no" if i == 1 else "yes"} for i in range(1, 5)]})
+    )
+    grade = ChecklistGrader({"questions": questions}).grade(make_case(), OUTPUT, judge_context())
+    metrics = {m.name: m for m in grade.metrics}
+    assert [metrics[f"q{i}"].value for i in range(1, 5)] == [0.0, 0.0, 0.0, 1.0]
+    assert metrics["score"].value == pytest.approx(1 / 4)
+    assert "depends on Q1, not answered yes" in metrics["q2"].reason
+    assert "depends on Q2, not answered yes" in metrics["q3"].reason
+    reason = grade.gates[0].reason
+    assert 'judge answered "no" to Q1 (Is there a logo?)' in reason
+    assert "Q2 counts as no (Is the logo's text red?): depends on Q1" in reason
+    # The judge's own yes to Q2 and Q3 is not counted; with Q1 answered yes, they count as answered.
+    server.queue_replies(reply({"answers": [{"id": i, "reason": f"r{i}", "answer": "yes"} for i in range(1, 5)]}))
+    assert ChecklistGrader({"questions": questions}).grade(make_case(), OUTPUT, judge_context()).gates[0].passed
+
+
+def test_a_question_may_depend_only_on_earlier_ones(make_case: Callable[..., Any]) -> None:
+    options = {"questions": ["a?", {"text": "b?", "depends_on": [2]}]}
+    problem = ChecklistGrader.check_case(make_case(), options)
+    assert problem == "question 2 depends on [2]: a question may depend only on earlier ones"
+    assert ChecklistGrader.check_case(make_case(), {"questions": ["a?", {"text": "b?", "depends_on": [1]}]}) is None

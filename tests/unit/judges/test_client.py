@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+import hashlib
 import io
 import json
 from collections import OrderedDict
@@ -169,3 +170,23 @@ def _noise_png() -> bytes:
     out = io.BytesIO()
     Image.frombytes("RGB", (48, 32), bytes(range(256)) * 18).save(out, format="PNG")
     return out.getvalue()
+
+
+def test_the_model_that_answered_and_the_sampling_settings_are_recorded(
+    server: FakeOpenAIServer, judge_context: Callable[..., GradeContext]
+) -> None:
+    server.served_model = "judge-0-2026-11-01"
+    server.queue_replies('{"score": 4}', '{"score": 3}')
+    (judge,) = judge_context(temperature=0.7, seed=11).judges
+    with usage_scope() as usage:
+        first = judge.ask(REQUEST, repeat=0)
+        second = judge.ask(REQUEST, repeat=1)
+    assert first.served_by == second.served_by == "judge-0-2026-11-01"
+    # Each repeat sends its own seed, so repeats are not byte-identical requests.
+    assert [r.json["seed"] for r in server.requests] == [11, 12]
+    assert {r.json["temperature"] for r in server.requests} == {0.7}
+    (provenances,) = usage.judges().values()
+    assert [p["seed"] for p in provenances] == [11, 12]
+    assert {p["served_by"] for p in provenances} == {"judge-0-2026-11-01"}
+    assert {p["instructions_sha256"] for p in provenances} == {hashlib.sha256(b"Rate it.").hexdigest()[:16]}
+    assert {p["endpoint"] for p in provenances} == {server.base_url.rstrip("/")}
