@@ -8,8 +8,12 @@ from typing import Any
 
 import httpcore2  # noqa: F401
 import pytest
+import scipy.ndimage  # noqa: F401
 from PIL import Image, ImageDraw
 
+# Why scipy.ndimage is imported here: the OCR grader imports it on first use, often inside an in-process
+# pytester run, which removes the modules it imported when it ends; numpy's compiled modules cannot be loaded
+# twice in one process, so the next run importing it would fail. Imported here, it stays for the session.
 # Why httpcore2 is imported here: httpx2 maps httpcore2's exceptions with a table it builds on the first request.
 # The SDK client (and with it httpcore2) is now made on first use, often inside an in-process pytester run,
 # which removes the modules it imported when it ends; the table would then hold classes of a discarded

@@ -16,7 +16,6 @@ a ``--floor`` is not met, 2 for a label file that cannot be read.
 from __future__ import annotations
 
 import argparse
-import csv
 import json
 import sys
 from collections.abc import Sequence
@@ -26,37 +25,15 @@ from ..results.agreement import (
     KINDS,
     Agreement,
     Estimate,
-    Label,
     LabelError,
     Settings,
     below_floor,
     cohen_kappa,
     compute,
+    read_labels,
 )
 
 __all__ = ["cohen_kappa", "compute", "main", "read_labels"]
-
-
-def read_labels(path: Path) -> list[Label]:
-    """The labels of a CSV file, each with its file and line; raises :class:`LabelError` for a file that is not one."""
-    try:
-        with path.open(newline="", encoding="utf-8") as fh:
-            reader = csv.DictReader(fh)
-            missing = {"case", "name", "label"} - set(reader.fieldnames or ())
-            if missing:
-                raise LabelError(
-                    f"{path}: missing column(s) {', '.join(sorted(missing))} (need case, name, label; rater optional)"
-                )
-            labels = []
-            for row in reader:
-                where = f"{path}:{reader.line_num}"
-                case, name, value = (str(row.get(k) or "").strip() for k in ("case", "name", "label"))
-                if not case or not name:
-                    raise LabelError(f"{where}: a label needs a case and a name")
-                labels.append(Label(case, name, value, str(row.get("rater") or "").strip(), where))
-            return labels
-    except (OSError, UnicodeDecodeError, csv.Error) as exc:
-        raise LabelError(f"{path}: cannot read the labels ({exc})") from None
 
 
 def _pairs(items: Sequence[str], what: str) -> dict[str, str]:

@@ -6,8 +6,9 @@
 Cases are concatenated (a case present in two shards is an error: the
 shards overlap); aggregates, benchmark scores, usage, timings, case-file
 thresholds (carried by each case) and the given ``--fail-under`` thresholds
-are computed afresh over all cases, as one run would have. Exits 1 when a
-case failed or errored or a threshold was missed, and says why.
+are computed afresh over all cases, as one run would have, with intervals at
+the confidence level the shards recorded. Exits 1 when a case failed or
+errored or a threshold was missed, and says why.
 
 Outputs travel with their shard: a shard's output paths that are not on this
 machine are looked up relative to the folder of that shard's results JSON
@@ -27,11 +28,11 @@ from typing import Any
 from ..calls.usage import total_usage
 from ..cases.spec import Threshold
 from ..errors import ConfigError
-from ..protocols.scoring import protocol_scores
 from ..report import results_json, terminal
 from ..report.artifact_paths import Relocation, relocate
-from ..results.aggregate import aggregate, timings
+from ..results.aggregate import aggregate, benchmark_scores, timings
 from ..results.per_model import evaluate_per_model, flat_benchmarks, labels_of, model_sections
+from ..results.statistics import DEFAULT_CONFIDENCE
 from ..results.thresholds import ThresholdResult, evaluate_thresholds, file_thresholds, parse_threshold
 from ..results.verdict import Verdict, decide
 from .diff import load
@@ -46,14 +47,15 @@ def merge(documents: Sequence[dict[str, Any]], cli_thresholds: Sequence[Any]) ->
                 raise SystemExit(f"case {case['uid']} ({case['nodeid']}) is in more than one shard: the shards overlap")
             cases[case["nodeid"]] = case
     records = sorted(cases.values(), key=lambda r: (r["uid"], r["nodeid"]))
-    aggregates = aggregate(records)
     first = documents[0]
+    confidence = first["aggregates"].get("confidence", DEFAULT_CONFIDENCE)
+    aggregates = aggregate(records, confidence)
     given = [
         label
         for document in documents
         for label in [*(document["run"].get("model_specs") or {}), *(document["run"].get("models") or ())]
     ]
-    sections = model_sections(records, labels_of(records, given)) if given else {}
+    sections = model_sections(records, labels_of(records, given), confidence) if given else {}
     if sections:  # shards of a run of several models: each model's numbers and thresholds apart, as the run had them
         thresholds = evaluate_per_model(records, cli_thresholds, sections, aggregates)
     else:
@@ -67,7 +69,7 @@ def merge(documents: Sequence[dict[str, Any]], cli_thresholds: Sequence[Any]) ->
         "run": {**first["run"], "merged_from": [d["run"]["id"] for d in documents]},
         "cases": records,
         "aggregates": aggregates,
-        "benchmarks": flat_benchmarks(sections) if sections else protocol_scores(records),
+        "benchmarks": flat_benchmarks(sections) if sections else benchmark_scores(records, confidence),
         "usage": total_usage(records),
         "timings": timings(records),
         "thresholds": [t.as_dict() for t in verdict.thresholds],
@@ -129,6 +131,7 @@ def _verdict_of(document: dict[str, Any]) -> Verdict:
             t["passed"],
             t["message"],
             t.get("model"),
+            t.get("status", ""),
         )
         for t in document["thresholds"]
     )

@@ -1,4 +1,4 @@
-"""Options for running evals in CI: baseline comparison, shards, the HTML report.
+"""Options for running evals in CI: baseline comparison, shards, the HTML report, intervals and threshold policy.
 
 Kept apart from :mod:`options` (which configures the run itself); the same
 pattern applies: a command-line option with an ini twin, read once into a
@@ -15,6 +15,8 @@ import pytest
 
 from ..errors import ConfigError
 from ..results.baseline import DEFAULT_BASELINE_TOLERANCE, Tolerance, parse_tolerances
+from ..results.statistics import DEFAULT_CONFIDENCE
+from ..results.thresholds import INCONCLUSIVE, THRESHOLD_ON
 from .options import GROUP, option_pair, option_path, option_value
 
 _SHARD = re.compile(r"^(?P<k>\d+)/(?P<n>\d+)$")
@@ -29,6 +31,9 @@ class CiSettings:
     report: Path | None = None
     report_embed: bool = False  # images inside the report file instead of <report>_files/
     repeats: int = 1
+    confidence: float = DEFAULT_CONFIDENCE  # the level of every interval
+    threshold_on: str = "mean"  # mean or bound: what must clear a threshold
+    inconclusive: str = "pass"  # pass or fail: an inconclusive threshold under threshold_on=mean
 
 
 ci_settings_key = pytest.StashKey[CiSettings]()
@@ -77,6 +82,26 @@ def add_ci_options(parser: pytest.Parser) -> None:
         default=False,
         action="store_true",
     )
+    both(
+        "--eval-confidence",
+        "visioneval_confidence",
+        f"confidence level of the intervals around every mean, pass rate and benchmark score (default {DEFAULT_CONFIDENCE})",
+        metavar="LEVEL",
+    )
+    both(
+        "--eval-threshold-on",
+        "visioneval_threshold_on",
+        "what must clear a threshold: mean (default; the mean decides) or bound (the interval's lower bound "
+        "for a minimum, its upper bound for a maximum)",
+        metavar="|".join(THRESHOLD_ON),
+    )
+    both(
+        "--eval-inconclusive",
+        "visioneval_inconclusive",
+        "a threshold the mean meets but whose bound lies inside the interval: pass (default; reported as "
+        "inconclusive) or fail (fails the run like a missed one)",
+        metavar="|".join(INCONCLUSIVE),
+    )
 
 
 def build_ci_settings(config: pytest.Config) -> CiSettings:
@@ -93,6 +118,27 @@ def parse_shard(text: str) -> tuple[int, int]:
     return int(match["k"]), int(match["n"])
 
 
+def parse_confidence(raw: object) -> float:
+    """``--eval-confidence``: a level strictly between 0 and 1 (the default when not given)."""
+    if raw is None:
+        return DEFAULT_CONFIDENCE
+    try:
+        level = float(str(raw))
+    except ValueError:
+        raise ConfigError(f"--eval-confidence expects a number, got {raw!r}") from None
+    if not 0 < level < 1:
+        raise ConfigError(f"--eval-confidence must lie strictly between 0 and 1 (e.g. 0.95), got {raw!r}")
+    return level
+
+
+def _choice(config: pytest.Config, name: str, flag: str, choices: tuple[str, ...]) -> str:
+    """One of ``choices`` (the first when not given); checked here because an ini value skips argparse's check."""
+    value = str(option_value(config, name) or choices[0])
+    if value not in choices:
+        raise ConfigError(f"{flag} must be one of {', '.join(choices)}, got {value!r}")
+    return value
+
+
 def _build(config: pytest.Config) -> CiSettings:
     root = config.rootpath
     shard_text = option_value(config, "visioneval_shard")
@@ -106,6 +152,9 @@ def _build(config: pytest.Config) -> CiSettings:
         raise ConfigError(f"--eval-repeats must be at least 1, got {repeats}")
     return CiSettings(
         repeats=repeats,
+        confidence=parse_confidence(option_value(config, "visioneval_confidence")),
+        threshold_on=_choice(config, "visioneval_threshold_on", "--eval-threshold-on", THRESHOLD_ON),
+        inconclusive=_choice(config, "visioneval_inconclusive", "--eval-inconclusive", INCONCLUSIVE),
         baseline=option_path(config, "visioneval_baseline", root),
         baseline_tolerance=default,
         metric_tolerances=per_name,

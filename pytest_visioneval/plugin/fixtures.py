@@ -120,6 +120,7 @@ def visioneval_pipeline(request: pytest.FixtureRequest, visioneval_settings: Set
             repeats=config.stash[ci_settings_key].repeats,
             mutants=visioneval_settings.mutants,
             label=label,
+            flaky_spread=visioneval_settings.flaky_spread,
         )
         for label, model in models.items()
         if not isinstance(model, str)  # a model that could not be built: its cases fail in visioneval_evaluation
@@ -212,6 +213,8 @@ def visioneval_evaluation(
     if "repeats" in outcome:
         record["repeats"] = outcome["repeats"]
         record["flaky_gates"] = outcome["flaky_gates"]
+    if outcome.get("flaky_metrics"):
+        record["flaky_metrics"] = outcome["flaky_metrics"]  # metric -> its spread, wider than --eval-flaky-spread
     data = outcome["evaluation"]
     record["gates"] = data["gates"]
     record["metrics"] += data["metrics"] + outcome["protocol_metrics"]

@@ -48,6 +48,9 @@ class Settings:
     snapshot_kinds: frozenset[str] = frozenset()
     mutants: bool = False  # --eval-mutants: the mutation self-test instead of a normal run
     summary: str = "compact"  # --eval-summary: compact (full under -v), full or none
+    flaky_spread: Mapping[str, float] = field(default_factory=dict)  # --eval-flaky-spread: metric (or *) -> largest std
+    labels: Path | None = None  # --eval-labels: people's labels of judged values (a CSV, as the agreement command reads)
+    agreement_floors: Mapping[str, float] = field(default_factory=dict)  # --eval-agreement-floor: [name:]stat -> least value
 
     @property
     def several_models(self) -> bool:
@@ -199,6 +202,33 @@ def add_options(parser: pytest.Parser) -> None:
     )
     both("--judge-max-images", "visioneval_judge_max_images", "most images one judge request may carry (default 12)", metavar="N")
     both(
+        "--eval-flaky-spread",
+        "visioneval_flaky_spread",
+        "flag a case flaky when a metric's spread across --eval-repeats or --judge-repeats (its standard deviation) "
+        "exceeds STD; NAME=STD for one metric (repeatable)",
+        ini_type="linelist",
+        default=[],
+        action="append",
+        metavar="[NAME=]STD",
+    )
+    both(
+        "--eval-labels",
+        "visioneval_labels",
+        "people's labels of judged gates and metrics (CSV: case, name, label[, rater]); the judges' agreement with "
+        "them is reported (docs/graders.md)",
+        metavar="CSV",
+    )
+    both(
+        "--eval-agreement-floor",
+        "visioneval_agreement_floor",
+        "fail the run when the judges' agreement with --eval-labels is below VALUE (e.g. kappa=0.4, "
+        "rubric.verdict:accuracy=0.8; repeatable)",
+        ini_type="linelist",
+        default=[],
+        action="append",
+        metavar="[NAME:]STAT=VALUE",
+    )
+    both(
         "--judge-temperature",
         "visioneval_judge_temperature",
         "the judges' sampling temperature (default 0; a protocol's official setting wins); part of the cache key",
@@ -273,6 +303,35 @@ def _number(config: pytest.Config, name: str, default: float, kind: type) -> Any
     if value < 0:
         raise ConfigError(f"{name} must not be negative, got {raw!r}")
     return value
+
+
+def parse_spread_limits(items: list[str]) -> dict[str, float]:
+    """``["0.5", "score.quality=1.5"]`` -> ``{"*": 0.5, "score.quality": 1.5}``."""
+    limits: dict[str, float] = {}
+    for item in items:
+        name, sep, raw = str(item).rpartition("=")
+        try:
+            value = float(raw)
+        except ValueError:
+            raise ConfigError(f"--eval-flaky-spread expects STD or NAME=STD, got {item!r}") from None
+        if not value >= 0:
+            raise ConfigError(f"--eval-flaky-spread must not be negative, got {item!r}")
+        limits[name if sep else "*"] = value
+    return limits
+
+
+def parse_agreement_floors(items: list[str]) -> dict[str, float]:
+    """``["kappa=0.4", "rubric.verdict:accuracy=0.8"]`` -> ``{"kappa": 0.4, "rubric.verdict:accuracy": 0.8}``."""
+    floors: dict[str, float] = {}
+    for item in items:
+        key, sep, raw = str(item).rpartition("=")
+        try:
+            floors[key] = float(raw) if sep and key else float("nan")
+        except ValueError:
+            floors[key] = float("nan")
+        if floors[key] != floors[key]:
+            raise ConfigError(f"--eval-agreement-floor expects [NAME:]STAT=VALUE (e.g. kappa=0.4), got {item!r}")
+    return floors
 
 
 def _optional_int(config: pytest.Config, name: str) -> int | None:
@@ -362,6 +421,12 @@ def _build(config: pytest.Config) -> Settings:
             f"--eval-mutants grades variants of a known-good output without calling any API: use --model=reference "
             f"(the cases' references) or --model=replay:DIR, not {model!r}"
         )
+    labels = option_path(config, "visioneval_labels", root)
+    floors = parse_agreement_floors(option_value(config, "visioneval_agreement_floor") or [])
+    if floors and labels is None:
+        raise ConfigError("--eval-agreement-floor needs --eval-labels: the people's labels to agree with")
+    if labels is not None and not labels.is_file():
+        raise ConfigError(f"--eval-labels: no such file {labels}")
     summary = str(option_value(config, "visioneval_summary") or "compact")
     if summary not in SUMMARY_CHOICES:
         raise ConfigError(f"--eval-summary must be one of {', '.join(SUMMARY_CHOICES)}, got {summary!r}")
@@ -385,4 +450,7 @@ def _build(config: pytest.Config) -> Settings:
         snapshot_kinds=SNAPSHOT_CHOICES.get(snapshot, frozenset()),
         mutants=mutants,
         summary=summary,
+        flaky_spread=parse_spread_limits(option_value(config, "visioneval_flaky_spread") or []),
+        labels=labels,
+        agreement_floors=floors,
     )

@@ -16,14 +16,14 @@ from typing import Any
 
 import pytest
 
-from ..calls.usage import total_usage
-from ..protocols.scoring import protocol_scores
+from ..calls.usage import judge_provenance, total_usage
 from ..report import results_json, terminal
-from ..results.aggregate import aggregate
+from ..results.aggregate import aggregate, benchmark_scores
+from ..results.agreement import run_agreement
 from ..results.baseline import Delta, compare, describe, regressions
 from ..results.mutation import mutation_summary
 from ..results.per_model import baseline_deltas, baseline_for, evaluate_per_model, flat_benchmarks, labels_of, model_sections
-from ..results.thresholds import evaluate_thresholds, file_thresholds
+from ..results.thresholds import ThresholdResult, evaluate_thresholds, file_thresholds
 from ..results.verdict import Verdict, decide, run_warnings
 from .ci_options import CiSettings
 from .items import is_case_file
@@ -47,6 +47,7 @@ class EvalSession:
         self.aggregates: dict[str, Any] | None = None
         self.benchmarks: dict[str, Any] = {}
         self.models: dict[str, dict[str, Any]] = {}  # a run of several models: label -> its own numbers
+        self.agreement: dict[str, Any] | None = None  # with --eval-labels: the judges against the people
         self.usage: dict[str, Any] = {}
         self.mutation: dict[str, Any] = {}
         self.verdict: Verdict | None = None
@@ -104,20 +105,21 @@ class EvalSession:
     @pytest.hookimpl(tryfirst=True)
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
         records = sorted(self.records.values(), key=lambda r: (r["uid"], r["nodeid"]))
-        self.aggregates = aggregate(records)
+        confidence, policy = self.ci.confidence, {"on": self.ci.threshold_on, "inconclusive": self.ci.inconclusive}
+        self.aggregates = aggregate(records, confidence)
         self.usage = total_usage(records)
         self.mutation = mutation_summary(records)
         baseline = load_results(self.ci.baseline) if self.ci.baseline is not None else None
         if self.settings.several_models:
-            self.models = model_sections(records, labels_of(records, self.settings.model_labels))
+            self.models = model_sections(records, labels_of(records, self.settings.model_labels), confidence)
             self.benchmarks = flat_benchmarks(self.models)
-            results = evaluate_per_model(records, self.settings.fail_under, self.models, self.aggregates)
+            results = evaluate_per_model(records, self.settings.fail_under, self.models, self.aggregates, **policy)
             if baseline is not None:
                 tolerance, per_name = self.ci.baseline_tolerance, self.ci.metric_tolerances
-                self.deltas = baseline_deltas(baseline, records, self.models, tolerance, per_name)
+                self.deltas = baseline_deltas(baseline, records, self.models, tolerance, per_name, confidence)
         else:
-            self.benchmarks = protocol_scores(records)
-            results = evaluate_thresholds(file_thresholds(records), self.settings.fail_under, self.aggregates)
+            self.benchmarks = benchmark_scores(records, confidence)
+            results = evaluate_thresholds(file_thresholds(records), self.settings.fail_under, self.aggregates, **policy)
             if baseline is not None:
                 self.deltas = compare(
                     self._baseline_of_this_model(baseline),
@@ -125,20 +127,28 @@ class EvalSession:
                     self.ci.baseline_tolerance,
                     self.ci.metric_tolerances,
                     only_suites_in_after=True,
+                    confidence=confidence,
                 )
         regressed = [describe(d) for d in regressions(self.deltas)]
         self.incomplete = self._incompleteness(session, int(exitstatus))
         why = None
         if self.incomplete is not None:
             why = f"{self.incomplete['reason']}; {len(self.incomplete['not_run'])} of {len(self.expected)} case(s) did not run"
+        calibration, label_warnings = self._agreement_with_labels(records, confidence)
         self.verdict = decide(
-            int(session.exitstatus), results, self.aggregates["overall"], self.collection_errors, regressed, why
+            int(session.exitstatus),
+            results,
+            self.aggregates["overall"],
+            self.collection_errors,
+            regressed,
+            why,
+            calibration=calibration,
         )
-        self.verdict = dataclasses.replace(
-            self.verdict, warnings=tuple(run_warnings(self.aggregates, self.benchmarks, bool(self.settings.judges)))
-        )
+        warnings = run_warnings(self.aggregates, self.benchmarks, bool(self.settings.judges))
+        warnings += self._sampling_warnings(records) + label_warnings
+        self.verdict = dataclasses.replace(self.verdict, warnings=tuple(warnings))
         session.exitstatus = self.verdict.exit_status
-        self._report_run_checks(session, [t.message for t in results if not t.passed], regressed)
+        self._report_run_checks(session, [t for t in results if not t.passed], regressed, calibration)
         if self.settings.results_path is not None or self.ci.report is not None:
             document = results_json.build(
                 self.run_info(),
@@ -150,6 +160,7 @@ class EvalSession:
                 self.mutation,
                 self.incomplete,
                 self.models,
+                self.agreement,
             )
             if self.settings.results_path is not None:
                 results_json.write(self.settings.results_path, document)
@@ -157,6 +168,33 @@ class EvalSession:
                 from ..report.html_report import write_html_report
 
                 write_html_report(document, self.ci.report, embed=self.ci.report_embed)
+
+    def _agreement_with_labels(self, records: list[dict[str, Any]], confidence: float) -> tuple[list[str], list[str]]:
+        """With --eval-labels: the judges against the people (kept for the report), and what fails the run or warns.
+
+        Agreement below a floor fails the run; labels that cannot be used fail it too when a floor
+        was asked for (the check could not be made), and are a warning otherwise.
+        """
+        if self.settings.labels is None:
+            return [], []
+        self.agreement = run_agreement(records, self.settings.labels, self.settings.agreement_floors, confidence)
+        if "error" in self.agreement and not self.settings.agreement_floors:
+            return [], [f"--eval-labels: {self.agreement['error']}"]
+        return (list(self.agreement["below_floor"]) if self.settings.agreement_floors else []), []
+
+    def _sampling_warnings(self, records: list[dict[str, Any]]) -> list[str]:
+        """Judge repeats that cannot measure anything: the same request each time, at temperature 0 with no seed."""
+        if self.settings.judge_repeats < 2:
+            return []
+        found = []
+        for name, fields in judge_provenance(records).items():
+            if all(not t for t in fields.get("temperature", [None])) and fields.get("seed", [None]) == [None]:
+                found.append(
+                    f"{name}: --judge-repeats {self.settings.judge_repeats} at temperature 0 and without --judge-seed "
+                    "send the same request each time: their spread says little about the judge's noise "
+                    "(set --judge-temperature, --judge-seed)"
+                )
+        return found
 
     def _several_labels(self) -> tuple[str, ...]:
         return self.settings.model_labels if self.settings.several_models else ()
@@ -199,16 +237,21 @@ class EvalSession:
             pytest_version=pytest.__version__,
         )
 
-    def _report_run_checks(self, session: pytest.Session, missed: list[str], regressed: list[str]) -> None:
-        """Report missed thresholds and baseline regressions as a failed test, ``visioneval::thresholds``.
+    def _report_run_checks(
+        self, session: pytest.Session, missed: list[ThresholdResult], regressed: list[str], calibration: list[str]
+    ) -> None:
+        """Report failed thresholds (missed, or inconclusive and counted as missed), baseline regressions and
+        judge-human agreement below its floor as a failed test, ``visioneval::thresholds``.
 
         Every case may pass while the run fails on them; as a test report they reach
         JUnit XML (a CI dashboard shows red), pytest's own counts and ``-rf``.
         Not for an incomplete run (``-x``, Ctrl-C), whose verdict line says so.
         """
-        if (not missed and not regressed) or self.incomplete is not None:
+        if (not missed and not regressed and not calibration) or self.incomplete is not None:
             return  # an incomplete run's thresholds are over part of it; its verdict already says so
-        lines = [f"threshold missed: {m}" for m in missed] + [f"regression against the baseline: {r}" for r in regressed]
+        lines = [f"threshold {t.status}: {t.message}" for t in missed]
+        lines += [f"regression against the baseline: {r}" for r in regressed]
+        lines += [f"judge-human agreement below its floor: {c}" for c in calibration]
         reports = [
             pytest.TestReport(
                 nodeid=RUN_CHECKS_NODEID,
@@ -253,6 +296,10 @@ class EvalSession:
             for line in terminal.compact_lines(self.aggregates, self.benchmarks, width, self.models):
                 terminalreporter.write_line(line)
             for line in terminal.compact_threshold_lines(self.verdict):
+                terminalreporter.write_line(line)
+        if self.agreement is not None and mode != "none":
+            terminalreporter.write_line("")
+            for line in terminal.agreement_lines(self.agreement, width):
                 terminalreporter.write_line(line)
         if self.usage.get("kinds") and mode != "none":
             terminalreporter.write_line("")

@@ -11,23 +11,32 @@ hooks are optional (:class:`~pytest_visioneval.protocols.base.OfficialAggregatio
 A case whose scores could not be formed because a grader was skipped (no
 ``--judge``) is listed as unscored and left out of the means - the report says
 how many. Skipped and xfailed cases are left out.
+
+Each mean may carry an interval (``ci_low``, ``ci_high``) over its cases: the
+results layer hands in the function that computes it (a bootstrap of the
+mean), since this layer may not import it.
 """
 
 from __future__ import annotations
 
 import math
 from collections import defaultdict
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from .base import compat_mode, overall_means
 from .registry import get_protocol
 
 _EXCLUDED = ("skipped", "xfailed")
+# The values of one mean -> its (low, high) interval.
+Interval = Callable[[Sequence[float]], tuple[float, float]]
 
 
-def protocol_scores(records: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
-    """``{protocol: {"compat", "scores", "headline", "groups", "cases", "errored", ...}}`` for registered protocols."""
+def protocol_scores(records: Iterable[Mapping[str, Any]], interval: Interval | None = None) -> dict[str, Any]:
+    """``{protocol: {"compat", "scores", "headline", "groups", "cases", "errored", ...}}`` for registered protocols.
+
+    With ``interval``, each score's and group's ``{mean, n}`` also gets ``ci_low`` and ``ci_high``.
+    """
     by_protocol: dict[str, list[Mapping[str, Any]]] = defaultdict(list)
     for record in sorted(records, key=lambda r: (r["uid"], r.get("nodeid", ""))):
         if record.get("status") in _EXCLUDED:
@@ -38,7 +47,7 @@ def protocol_scores(records: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
         protocol = get_protocol(name)
         if protocol is None:
             continue
-        summary = _summarize(name, [s.name for s in protocol.scores], protocol.group_by, by_protocol[name], protocol)
+        summary = _summarize(name, [s.name for s in protocol.scores], protocol.group_by, by_protocol[name], protocol, interval)
         headline = getattr(protocol, "headline_scores", None)
         summary["headline"] = headline(summary, summary["compat"]) if headline is not None else overall_means(summary)
         out[name] = summary
@@ -59,6 +68,7 @@ def _summarize(
     group_by: tuple[str, ...],
     records: list[Mapping[str, Any]],
     hooks: object = None,
+    interval: Interval | None = None,
 ) -> dict[str, Any]:
     overall: dict[str, list[float]] = defaultdict(list)
     groups: dict[str, dict[str, dict[str, list[float]]]] = {field: defaultdict(lambda: defaultdict(list)) for field in group_by}
@@ -97,18 +107,23 @@ def _summarize(
         "errored": errored,  # counted as 0 under compat improved, left out of the means under official
         "unscored": unscored,  # left out of the means (a grader was skipped)
         "excluded": excluded,  # scored, but left out of the official means by the protocol's rule
-        "scores": {name: _stats(overall[name]) for name in score_names if overall.get(name)},
+        "scores": {name: _stats(overall[name], interval) for name in score_names if overall.get(name)},
         "groups": {
-            field: {value: {name: _stats(vals) for name, vals in sorted(per.items())} for value, per in sorted(values.items())}
+            field: {
+                value: {name: _stats(vals, interval) for name, vals in sorted(per.items())}
+                for value, per in sorted(values.items())
+            }
             for field, values in groups.items()
         },
     }
 
 
-def _stats(values: list[float]) -> dict[str, Any]:
+def _stats(values: list[float], interval: Interval | None) -> dict[str, Any]:
     ordered = sorted(values)
-    mean = math.fsum(ordered) / len(ordered)
-    return {"mean": mean, "n": len(ordered)}
+    stats: dict[str, Any] = {"mean": math.fsum(ordered) / len(ordered), "n": len(ordered)}
+    if interval is not None:
+        stats["ci_low"], stats["ci_high"] = interval(ordered)
+    return stats
 
 
 def describe(result: Mapping[str, Any]) -> str:

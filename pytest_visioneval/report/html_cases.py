@@ -183,6 +183,9 @@ def _extra(case: Mapping[str, Any]) -> list[list[str]]:
         lines.append(["repeats", str(case["repeats"])])
     if case.get("flaky_gates"):
         lines.append(["flaky gates", ", ".join(map(str, case["flaky_gates"]))])
+    if case.get("flaky_metrics"):
+        spread = ", ".join(f"{name} (std {std:.3g})" for name, std in sorted(case["flaky_metrics"].items()))
+        lines.append(["flaky metrics", spread])
     timings = case.get("timings") or {}
     if timings:
         lines.append(["timings", ", ".join(f"{k} {v:.3g} s" for k, v in timings.items() if isinstance(v, (int, float)))])

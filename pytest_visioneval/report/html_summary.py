@@ -13,8 +13,11 @@ from html import escape
 from typing import Any
 
 from ..protocols.scoring import describe
+from ..results.statistics import DEFAULT_CONFIDENCE
 
 COUNTS = ("cases", "passed", "failed", "errors", "skipped", "xfailed", "xpassed")
+# A threshold's status -> its word and style, in the order the table lists them.
+_STATUS = {"missed": ("FAIL", "fail"), "inconclusive": ("INCONCLUSIVE", "warn"), "met": ("PASS", "pass")}
 
 
 def e(value: object) -> str:
@@ -27,6 +30,22 @@ def _num(value: float | None) -> str:
 
 def _pct(value: float | None) -> str:
     return "-" if value is None else f"{100 * value:.1f}%"
+
+
+def _range(low: float | None, high: float | None, scale: float = 1.0, digits: str = ".4f") -> str:
+    """An interval as ``[low, high]`` (``scale`` 100: in percent); ``-`` when there is none."""
+    if low is None or high is None:
+        return "-"
+    return f"[{scale * low:{digits}}, {scale * high:{digits}}]"
+
+
+def _pct_range(stats: Mapping[str, Any], low: str = "ci_low", high: str = "ci_high") -> str:
+    return _range(stats.get(low), stats.get(high), 100, ".1f")
+
+
+def _ci(aggregates: Mapping[str, Any]) -> str:
+    """The heading of an interval column: ``95% CI``."""
+    return f"{100 * aggregates.get('confidence', DEFAULT_CONFIDENCE):g}% CI"
 
 
 def _rate(value: float | None) -> str:
@@ -98,40 +117,65 @@ def header(document: Mapping[str, Any]) -> str:
     return "\n".join(parts)
 
 
+def _status(threshold: Mapping[str, Any]) -> str:
+    # A document written before thresholds had a status has only ``passed``.
+    return str(threshold.get("status") or ("met" if threshold["passed"] else "missed"))
+
+
+def _status_cell(threshold: Mapping[str, Any]) -> str:
+    word, style = _STATUS[_status(threshold)]
+    return f'<span class="{style}">{word}</span>'
+
+
 def _thresholds(thresholds: Sequence[Mapping[str, Any]]) -> str:
     if not thresholds:
         return '<p class="small">no thresholds were checked</p>'
-    missed = sum(1 for t in thresholds if not t["passed"])
+    missed = sum(1 for t in thresholds if _status(t) == "missed")
+    inconclusive = sum(1 for t in thresholds if _status(t) == "inconclusive")
     rows = [
         (
-            '<span class="pass">PASS</span>' if t["passed"] else '<span class="fail">FAIL</span>',
+            _status_cell(t),
             e(t["message"]),
             Num(_num(t.get("observed"))),
             f"<code>{e(t.get('source', ''))}</code>",
         )
-        for t in sorted(thresholds, key=lambda t: t["passed"])  # missed ones first
+        for t in sorted(thresholds, key=lambda t: list(_STATUS).index(_status(t)))
     ]
-    title = f"Thresholds: {len(thresholds)} checked, " + (f'<span class="fail">{missed} missed</span>' if missed else "all met")
-    return _block(title, table(("result", "threshold", "observed", "source"), rows), open_=bool(missed), ident="thresholds")
+    counts = [f'<span class="fail">{missed} missed</span>' if missed else ""]
+    counts.append(f'<span class="warn">{inconclusive} inconclusive</span>' if inconclusive else "")
+    title = f"Thresholds: {len(thresholds)} checked, " + (", ".join(filter(None, counts)) or "all met")
+    unmet = bool(missed or inconclusive)
+    return _block(title, table(("result", "threshold", "observed", "source"), rows), open_=unmet, ident="thresholds")
 
 
 def _counts_row(name: str, summary: Mapping[str, Any]) -> list[str]:
-    return [e(name)] + [Num(e(summary.get(k, 0))) for k in COUNTS] + [_rate(summary.get("pass_rate"))]
+    rate = [_rate(summary.get("pass_rate")), Num(_pct_range(summary, "pass_rate_ci_low", "pass_rate_ci_high"))]
+    return [e(name)] + [Num(e(summary.get(k, 0))) for k in COUNTS] + rate
 
 
-def _suite_details(name: str, summary: Mapping[str, Any]) -> str:
+def _suite_details(name: str, summary: Mapping[str, Any], ci: str) -> str:
     parts = ['<div class="grid">']
     gates = summary.get("gates", {})
     if gates:
-        gate_rows = [(e(g), Num(f"{s['passed']}/{s['evaluated']}"), _rate(s["pass_rate"])) for g, s in gates.items()]
-        parts.append("<div>" + table(("gate", "passed", "pass rate"), gate_rows) + "</div>")
+        gate_rows = [
+            (e(g), Num(f"{s['passed']}/{s['evaluated']}"), _rate(s["pass_rate"]), Num(_pct_range(s))) for g, s in gates.items()
+        ]
+        parts.append("<div>" + table(("gate", "passed", "pass rate", ci), gate_rows) + "</div>")
     metrics = summary.get("metrics", {})
     if metrics:
         rows = [
-            (e(m), Num(_num(s["mean"])), Num(_num(s["std"])), Num(_num(s["min"])), Num(_num(s["max"])), Num(s["n"]))
+            (
+                e(m),
+                Num(_num(s["mean"])),
+                Num(_range(s.get("ci_low"), s.get("ci_high"))),
+                Num(_num(s["std"])),
+                Num(_num(s["min"])),
+                Num(_num(s["max"])),
+                Num(s["n"]),
+            )
             for m, s in metrics.items()
         ]
-        parts.append("<div>" + table(("metric", "mean", "std", "min", "max", "n"), rows) + "</div>")
+        parts.append("<div>" + table(("metric", "mean", ci, "std", "min", "max", "n"), rows) + "</div>")
     parts.append("</div>")
     skipped = summary.get("skipped_graders", {})
     if skipped:
@@ -141,7 +185,7 @@ def _suite_details(name: str, summary: Mapping[str, Any]) -> str:
     return f'<details class="block suite"{" open" if failing else ""}><summary>{e(name)}</summary>{"".join(parts)}</details>'
 
 
-def _compact_table(groups: Mapping[str, Mapping[str, Any]]) -> str:
+def _compact_table(groups: Mapping[str, Mapping[str, Any]], ci: str) -> str:
     rows = []
     for name, summary in groups.items():
         means = ", ".join(
@@ -149,11 +193,14 @@ def _compact_table(groups: Mapping[str, Mapping[str, Any]]) -> str:
             for m, s in summary.get("metrics", {}).items()
         )
         rows.append([*_counts_row(name, summary), f'<span class="small">{means}</span>'])
-    return table(("", *COUNTS, "pass rate", "metrics (mean ± std)"), rows)
+    return table(("", *COUNTS, "pass rate", ci, "metrics (mean ± std)"), rows)
 
 
 def _fmt_score(stats: Mapping[str, Any] | None) -> str:
-    return "-" if not stats else f"{stats['mean']:.4g} (n={stats['n']})"
+    if not stats:
+        return "-"
+    interval = _range(stats.get("ci_low"), stats.get("ci_high"), digits=".3g") if stats.get("ci_low") is not None else ""
+    return " ".join(filter(None, (f"{stats['mean']:.4g}", interval, f"(n={stats['n']})")))
 
 
 def benchmarks(results: Mapping[str, Any]) -> str:
@@ -183,18 +230,19 @@ def aggregates(aggregates: Mapping[str, Any]) -> str:
     if "overall" in aggregates:
         rows.append(_counts_row("all cases", aggregates["overall"]))
         classes.append("total")
-    parts = ['<h2 id="suites">Suites</h2>', table(("suite", *COUNTS, "pass rate"), rows, classes)]
+    ci = _ci(aggregates)
+    parts = ['<h2 id="suites">Suites</h2>', table(("suite", *COUNTS, "pass rate", ci), rows, classes)]
     if suites:
         parts.append(
             _block(
                 f"gates and metrics per suite ({len(suites)})",
-                "".join(_suite_details(n, s) for n, s in suites.items()),
+                "".join(_suite_details(n, s, ci) for n, s in suites.items()),
                 open_=False,
             )
         )
     for key, title in (("protocols", "By protocol"), ("tags", "By tag")):
         if aggregates.get(key):
-            parts.append(_block(f"{title} ({len(aggregates[key])})", _compact_table(aggregates[key])))
+            parts.append(_block(f"{title} ({len(aggregates[key])})", _compact_table(aggregates[key], ci)))
     return "\n".join(parts)
 
 

@@ -72,6 +72,7 @@ def build(
     mutation: dict[str, Any] | None = None,
     incomplete: dict[str, Any] | None = None,
     models: Mapping[str, Mapping[str, Any]] | None = None,
+    agreement: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
     """The document; ``models`` (label -> aggregates, benchmarks, usage) for a run of several models."""
     document: dict[str, Any] = {
@@ -112,6 +113,8 @@ def build(
             label: {**section, "timings": timings([c for c in records if c.get("model") == label])}
             for label, section in models.items()
         }
+    if agreement is not None:
+        document["agreement"] = dict(agreement)  # --eval-labels: the judges against the people
     document["complete"] = incomplete is None
     if incomplete is not None:
         document["incomplete"] = incomplete

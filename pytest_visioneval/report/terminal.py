@@ -8,6 +8,7 @@ from typing import Any
 
 from ..protocols.scoring import describe
 from ..results.baseline import Delta, format_value
+from ..results.statistics import DEFAULT_CONFIDENCE
 from ..results.thresholds import ThresholdResult
 from ..results.verdict import Verdict
 
@@ -25,6 +26,20 @@ def _pct(value: float | None) -> str:
     return "-" if value is None else f"{100 * value:.1f}%"
 
 
+def _pct_range(low: float | None, high: float | None) -> str:
+    return "" if low is None or high is None else f"[{100 * low:.1f}, {100 * high:.1f}]"
+
+
+def _rate(summary: Mapping[str, Any]) -> str:
+    """A group's case pass rate and its interval, in percent: ``66.7% [20.8, 93.9]``."""
+    interval = _pct_range(summary.get("pass_rate_ci_low"), summary.get("pass_rate_ci_high"))
+    return " ".join(filter(None, (_pct(summary["pass_rate"]), interval)))
+
+
+def _level(confidence: float) -> str:
+    return f"{100 * confidence:g}%"
+
+
 def counts_line(summary: Mapping[str, Any]) -> str:
     parts = [
         f"{summary['cases']} cases",
@@ -33,23 +48,29 @@ def counts_line(summary: Mapping[str, Any]) -> str:
         f"{summary['errors']} errors",
     ]
     parts += [f"{summary[k]} {k}" for k in ("skipped", "xfailed", "xpassed", "flaky") if summary.get(k)]
-    return ", ".join(parts) + f"; pass rate {_pct(summary['pass_rate'])}"
+    return ", ".join(parts) + f"; pass rate {_rate(summary)}"
 
 
-def group_lines(title: str, summary: Mapping[str, Any], detailed: bool, indent: str = "") -> list[str]:
+def group_lines(
+    title: str, summary: Mapping[str, Any], detailed: bool, indent: str = "", confidence: float = DEFAULT_CONFIDENCE
+) -> list[str]:
+    """A group's counts; ``detailed``: its gate and metric tables too, with intervals at ``confidence``."""
     lines = [f"{indent}{title}: {counts_line(summary)}"]
     if detailed:
         for what, count in summary.get("skipped_graders", {}).items():
             lines.append(f"{indent}  not graded in {count} case(s): {what}")
     if detailed and summary["gates"]:
-        rows: list[Row] = [("gate", "passed", "pass rate")]
-        rows += [(name, f"{g['passed']}/{g['evaluated']}", _pct(g["pass_rate"])) for name, g in summary["gates"].items()]
+        rows: list[Row] = [("gate", "passed", "pass rate", f"{_level(confidence)} CI")]
+        rows += [
+            (name, f"{g['passed']}/{g['evaluated']}", _pct(g["pass_rate"]), _pct_range(g.get("ci_low"), g.get("ci_high")))
+            for name, g in summary["gates"].items()
+        ]
         lines += table(rows)
     if summary["metrics"]:
         if detailed:
-            rows = [("metric", "mean", "std", "min", "max", "n")]
+            rows = [("metric", "mean", f"{_level(confidence)} CI", "std", "min", "max", "n")]
             rows += [
-                (name, f"{m['mean']:.4f}", f"{m['std']:.4f}", f"{m['min']:.4f}", f"{m['max']:.4f}", str(m["n"]))
+                (name, f"{m['mean']:.4f}", _range(m), f"{m['std']:.4f}", f"{m['min']:.4f}", f"{m['max']:.4f}", str(m["n"]))
                 for name, m in summary["metrics"].items()
             ]
             lines += table(rows)
@@ -59,6 +80,13 @@ def group_lines(title: str, summary: Mapping[str, Any], detailed: bool, indent: 
             text = ", ".join(f"{name} {m['mean']:.4f}±{m['std']:.4f}" for name, m in shown)
             lines.append(indent + "    " + text + (f" (+{more} more in the results JSON)" if more > 0 else ""))
     return lines
+
+
+def _range(stats: Mapping[str, Any], digits: str = ".4f") -> str:
+    """A mean's interval, ``[low, high]``; empty for numbers recorded without one."""
+    if stats.get("ci_low") is None or stats.get("ci_high") is None:
+        return ""
+    return f"[{stats['ci_low']:{digits}}, {stats['ci_high']:{digits}}]"
 
 
 def render(
@@ -84,7 +112,7 @@ def render(
 def _groups(aggregates: Mapping[str, Any]) -> list[str]:
     lines: list[str] = []
     for name, summary in aggregates["suites"].items():
-        lines += group_lines(f"suite {name}", summary, detailed=True)
+        lines += group_lines(f"suite {name}", summary, detailed=True, confidence=aggregates.get("confidence", DEFAULT_CONFIDENCE))
     if aggregates["protocols"]:
         lines.append("")
         lines.append("by protocol")
@@ -129,7 +157,10 @@ def benchmark_lines(benchmarks: Mapping[str, Any]) -> list[str]:
 
 
 def _score(stats: Mapping[str, Any] | None) -> str:
-    return "-" if not stats else f"{stats['mean']:.4g} (n={stats['n']})"
+    """A benchmark score: ``mean [low, high] (n=N)``."""
+    if not stats:
+        return "-"
+    return " ".join(filter(None, (f"{stats['mean']:.4g}", _range(stats, ".3g"), f"(n={stats['n']})")))
 
 
 def incomplete_lines(incomplete: Mapping[str, Any], expected: int, shown: int = 5) -> list[str]:
@@ -145,15 +176,22 @@ def incomplete_lines(incomplete: Mapping[str, Any], expected: int, shown: int = 
 
 
 def threshold_lines(verdict: Verdict) -> list[str]:
-    """Every threshold checked, PASS or FAIL, with where it was set."""
+    """Every threshold checked, PASS, FAIL or INCONCLUSIVE, with where it was set."""
     if not verdict.thresholds:
         return []
     return ["", "thresholds", *(_threshold_line(result) for result in verdict.thresholds)]
 
 
+_STATUS_WORDS = {"met": "PASS", "missed": "FAIL", "inconclusive": "INCONCLUSIVE"}
+
+
 def _threshold_line(result: ThresholdResult) -> str:
     # One line each, whole even past the terminal's width: it is what a user greps for and copies.
-    return f"  {'PASS' if result.passed else 'FAIL'} {result.message}  [{result.threshold.source}]"
+    return f"  {_STATUS_WORDS[result.status]} {result.message}  [{result.threshold.source}]"
+
+
+def _threshold_counts(verdict: Verdict) -> dict[str, int]:
+    return {status: sum(1 for t in verdict.thresholds if t.status == status) for status in _STATUS_WORDS}
 
 
 REASON_WIDTH = 120  # each reason on the exit-status line; the whole reason is printed above it
@@ -162,9 +200,11 @@ REASON_WIDTH = 120  # each reason on the exit-status line; the whole reason is p
 def verdict_line(verdict: Verdict) -> str:
     """One line: the exit status and why, each reason cut short (:func:`reason_lines` has them whole)."""
     if verdict.exit_status == 0:
-        n = len(verdict.thresholds)
+        counts = _threshold_counts(verdict)
+        met = f", {counts['met']} threshold(s) met" if verdict.thresholds else ""
+        inconclusive = f", {counts['inconclusive']} inconclusive" if counts["inconclusive"] else ""
         warned = f"; {len(verdict.warnings)} warning(s) above" if verdict.warnings else ""
-        return f"visioneval: exit status 0 (all gates passed{f', {n} threshold(s) met' if n else ''}{warned})"
+        return f"visioneval: exit status 0 (all gates passed{met}{inconclusive}{warned})"
     return f"visioneval: exit status {verdict.exit_status}: " + " | ".join(_cut(r, REASON_WIDTH) for r in verdict.reasons)
 
 
@@ -199,15 +239,11 @@ def compact_lines(
             summary = section["aggregates"]["suites"].get(suite)
             if summary is not None:
                 named = (label,) if models else ()
-                rows.append(
-                    (suite, *named, *(str(summary.get(k, 0)) for k in counts), _pct(summary["pass_rate"]), _failed_gates(summary))
-                )
+                rows.append((suite, *named, *(str(summary.get(k, 0)) for k in counts), _rate(summary), _failed_gates(summary)))
     if len(suites) > 1:
         for label, section in per_model:
             total = section["aggregates"]["overall"]
-            rows.append(
-                ("all", *((label,) if models else ()), *(str(total.get(k, 0)) for k in counts), _pct(total["pass_rate"]), "")
-            )
+            rows.append(("all", *((label,) if models else ()), *(str(total.get(k, 0)) for k in counts), _rate(total), ""))
     lines = [_cut(line, width) for line in table(rows, indent="")]
     skipped = overall.get("skipped_graders", {})
     if skipped:
@@ -247,12 +283,13 @@ def _why_no_scores(result: Mapping[str, Any]) -> str:
 
 
 def compact_threshold_lines(verdict: Verdict, listed: int = 8) -> list[str]:
-    """Every threshold when there are a few; else the missed ones, with the met ones counted."""
+    """Every threshold when there are a few; else the missed and inconclusive ones, with the met ones counted."""
     if not verdict.thresholds:
         return []
-    missed = [t for t in verdict.thresholds if not t.passed]
-    shown = verdict.thresholds if len(verdict.thresholds) <= listed else tuple(missed)
-    lines = ["", f"thresholds: {len(verdict.thresholds) - len(missed)} met, {len(missed)} missed"]
+    counts = _threshold_counts(verdict)
+    unmet = tuple(t for t in verdict.thresholds if t.status != "met")
+    shown = verdict.thresholds if len(verdict.thresholds) <= listed else unmet
+    lines = ["", f"thresholds: {counts['met']} met, {counts['inconclusive']} inconclusive, {counts['missed']} missed"]
     return lines + [_threshold_line(result) for result in shown]
 
 
@@ -292,3 +329,27 @@ def delta_lines(deltas: list[Delta], *, only_changes: bool = False) -> list[str]
             (d.suite, *model, d.name, format_value(d.before), format_value(d.after), change, f"{d.tolerance:g}", d.verdict)
         )
     return table(rows) if len(rows) > 1 else ["  no differences"]
+
+
+def agreement_lines(agreement: Mapping[str, Any], width: int = 100) -> list[str]:
+    """The judges against the people's labels (--eval-labels): one line per labelled name."""
+    lines = [f"judges against the labels in {agreement['labels']}"]
+    if agreement.get("error"):
+        return [*lines, _cut(f"  cannot use them: {agreement['error']}", width)]
+    for row in agreement["agreement"]:
+        stats = "; ".join(f"{name} {_estimate(e)}" for name, e in row["stats"].items())
+        raters = f", {row['raters']} raters" if row["raters"] > 1 else ""
+        lines.append(_cut(f"  {row['name']} ({row['kind']}, n={row['n']}{raters}): {stats}", width))
+        if row.get("ceiling"):
+            ceiling = "; ".join(f"{name} {e['value']:.3f}" for name, e in row["ceiling"].items() if e["value"] is not None)
+            lines.append(_cut(f"    people among themselves (the ceiling): {ceiling}", width))
+    lines += [_cut(f"  BELOW FLOOR {line}", width) for line in agreement["below_floor"]]
+    return lines
+
+
+def _estimate(estimate: Mapping[str, Any]) -> str:
+    if estimate.get("value") is None:
+        return "-"
+    if estimate.get("low") is None or estimate.get("high") is None:
+        return f"{estimate['value']:.3f}"
+    return f"{estimate['value']:.3f} [{estimate['low']:.3f}, {estimate['high']:.3f}]"

@@ -2,7 +2,10 @@
 
 Deterministic by construction: records are sorted by uid and sums use
 ``math.fsum``, so ``-n 0`` and ``-n 2`` (which see cases in different orders)
-give identical numbers.
+give identical numbers. Every mean carries a bootstrap interval and every
+pass rate a Wilson interval, at one confidence level recorded with them;
+the bootstrap sorts its values and starts from a fixed seed, so the intervals
+are as reproducible as the means.
 """
 
 from __future__ import annotations
@@ -10,13 +13,17 @@ from __future__ import annotations
 import math
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
+from functools import partial
 from typing import Any
+
+from ..protocols.scoring import protocol_scores
+from .statistics import DEFAULT_CONFIDENCE, bootstrap_mean, wilson_interval
 
 STATUSES = ("passed", "failed", "error", "skipped", "xfailed", "xpassed")
 
 
-def summarize(records: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
-    """Counts, gate pass rates and metric statistics of one group of cases."""
+def summarize(records: Sequence[Mapping[str, Any]], confidence: float = DEFAULT_CONFIDENCE) -> dict[str, Any]:
+    """Counts, gate pass rates and metric statistics of one group of cases, with intervals at ``confidence``."""
     counts = {status: 0 for status in STATUSES}
     gates: dict[str, list[bool]] = defaultdict(list)
     skipped: dict[str, int] = defaultdict(int)
@@ -29,36 +36,43 @@ def summarize(records: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
             metrics[metric["name"]].append(float(metric["value"]))
         for entry in record.get("skipped_graders", ()):
             skipped[f"{entry['name']}: {entry['reason']}"] += 1
-    flaky = sum(1 for record in records if record.get("flaky_gates"))
+    # A gate that flipped between --eval-repeats, or a metric spread wider than --eval-flaky-spread.
+    flaky = sum(1 for record in records if record.get("flaky_gates") or record.get("flaky_metrics"))
     decided = counts["passed"] + counts["failed"] + counts["error"] + counts["xpassed"]
+    passes = counts["passed"] + counts["xpassed"]
+    low, high = wilson_interval(passes, decided, confidence) if decided else (None, None)
     return {
         "cases": len(records),
         **{("errors" if s == "error" else s): n for s, n in counts.items()},
         # Errors stay in the denominator: a case that could not be judged did not pass.
-        "pass_rate": (counts["passed"] + counts["xpassed"]) / decided if decided else None,
-        "flaky": flaky,  # cases with a gate that flipped between --eval-repeats
-        "gates": {name: _gate_stats(v) for name, v in sorted(gates.items())},
-        "metrics": {name: metric_stats(v) for name, v in sorted(metrics.items())},
+        "pass_rate": passes / decided if decided else None,
+        "pass_rate_ci_low": low,
+        "pass_rate_ci_high": high,
+        "flaky": flaky,  # cases with a flipped gate or a metric spread too wide across repeats
+        "gates": {name: _gate_stats(v, confidence) for name, v in sorted(gates.items())},
+        "metrics": {name: metric_stats(v, confidence) for name, v in sorted(metrics.items())},
         # "grader: reason" -> number of cases where that grader did not grade
         "skipped_graders": dict(sorted(skipped.items())),
     }
 
 
-def _gate_stats(results: list[bool]) -> dict[str, Any]:
+def _gate_stats(results: list[bool], confidence: float) -> dict[str, Any]:
     passed = sum(results)
-    return {"passed": passed, "evaluated": len(results), "pass_rate": passed / len(results)}
+    low, high = wilson_interval(passed, len(results), confidence)
+    return {"passed": passed, "evaluated": len(results), "pass_rate": passed / len(results), "ci_low": low, "ci_high": high}
 
 
-def metric_stats(values: Iterable[float]) -> dict[str, Any]:
+def metric_stats(values: Iterable[float], confidence: float = DEFAULT_CONFIDENCE) -> dict[str, Any]:
     ordered = sorted(values)
     n = len(ordered)
     mean = math.fsum(ordered) / n
     std = math.sqrt(math.fsum((v - mean) ** 2 for v in ordered) / n)
-    return {"n": n, "mean": mean, "std": std, "min": ordered[0], "max": ordered[-1]}
+    low, high = bootstrap_mean(ordered, confidence=confidence)
+    return {"n": n, "mean": mean, "std": std, "min": ordered[0], "max": ordered[-1], "ci_low": low, "ci_high": high}
 
 
-def aggregate(records: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
-    """Aggregates overall and grouped by suite, protocol and tag."""
+def aggregate(records: Iterable[Mapping[str, Any]], confidence: float = DEFAULT_CONFIDENCE) -> dict[str, Any]:
+    """Aggregates overall and grouped by suite, protocol and tag, with intervals at ``confidence`` (recorded too)."""
     ordered = sorted(records, key=lambda r: (r["uid"], r.get("nodeid", "")))
     by: dict[str, dict[str, list[Mapping[str, Any]]]] = {
         "suites": defaultdict(list),
@@ -70,10 +84,15 @@ def aggregate(records: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
         by["protocols"][record["protocol"]].append(record)
         for tag in record.get("tags", ()):
             by["tags"][tag].append(record)
-    result: dict[str, Any] = {"overall": summarize(ordered)}
+    result: dict[str, Any] = {"confidence": confidence, "overall": summarize(ordered, confidence)}
     for key, groups in by.items():
-        result[key] = {name: summarize(group) for name, group in sorted(groups.items())}
+        result[key] = {name: summarize(group, confidence) for name, group in sorted(groups.items())}
     return result
+
+
+def benchmark_scores(records: Iterable[Mapping[str, Any]], confidence: float = DEFAULT_CONFIDENCE) -> dict[str, Any]:
+    """The protocols' benchmark scores, each mean with its bootstrap interval at ``confidence``."""
+    return protocol_scores(records, interval=partial(bootstrap_mean, confidence=confidence))
 
 
 def timings(records: Iterable[Mapping[str, Any]]) -> dict[str, Any]:

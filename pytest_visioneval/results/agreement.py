@@ -22,10 +22,12 @@ the file and line of the first label that fits neither.
 
 from __future__ import annotations
 
+import csv
 import math
 from collections import defaultdict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -96,6 +98,39 @@ class Settings:
     seed: int = DEFAULT_SEED
     kinds: Mapping[str, str] = field(default_factory=dict)  # name (or "*") -> binary | numeric
     by: str = "suite"  # group cases by their suite, or by a case field ("" for no groups)
+
+
+def read_labels(path: Path) -> list[Label]:
+    """The labels of a CSV file, each with its file and line; raises :class:`LabelError` for a file that is not one."""
+    try:
+        with path.open(newline="", encoding="utf-8") as fh:
+            reader = csv.DictReader(fh)
+            missing = {"case", "name", "label"} - set(reader.fieldnames or ())
+            if missing:
+                raise LabelError(
+                    f"{path}: missing column(s) {', '.join(sorted(missing))} (need case, name, label; rater optional)"
+                )
+            labels = []
+            for row in reader:
+                where = f"{path}:{reader.line_num}"
+                case, name, value = (str(row.get(k) or "").strip() for k in ("case", "name", "label"))
+                if not case or not name:
+                    raise LabelError(f"{where}: a label needs a case and a name")
+                labels.append(Label(case, name, value, str(row.get("rater") or "").strip(), where))
+            return labels
+    except (OSError, UnicodeDecodeError, csv.Error) as exc:
+        raise LabelError(f"{path}: cannot read the labels ({exc})") from None
+
+
+def run_agreement(
+    records: Sequence[Mapping[str, Any]], path: Path, floors: Mapping[str, float], confidence: float
+) -> dict[str, Any]:
+    """A run's judges against the labels in ``path``: ``{"labels", "agreement", "below_floor"}``, or ``{"error"}``."""
+    try:
+        rows = compute({"cases": list(records)}, read_labels(path), Settings(confidence=confidence, by=""))
+    except LabelError as exc:
+        return {"labels": str(path), "error": str(exc), "agreement": [], "below_floor": [f"the labels cannot be used: {exc}"]}
+    return {"labels": str(path), "agreement": [r.as_dict() for r in rows], "below_floor": below_floor(rows, floors)}
 
 
 # -- judged values ------------------------------------------------------------

@@ -9,15 +9,24 @@ A tolerance is either a share of the value's scale (``0.01``: one hundredth
 of 0-1 for most metrics, one point on a protocol score of 0-100; the scale
 comes from the protocol's :class:`~pytest_visioneval.protocols.base.ScoreSpec`)
 or relative to the value before (``5%``).
+
+When both runs hold case records, a change is also tested for noise: the
+cases both runs scored are paired, and a paired bootstrap interval of the
+difference is computed (:func:`~.statistics.paired_bootstrap`). A change past
+the tolerance whose interval holds 0 strictly inside is ``noise``, not a
+regression (an interval that ends at 0 is a change one way only): an
+unchanged model under a noisy judge moves its means by chance, a real drop
+moves them together.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from ..errors import ConfigError
+from .statistics import DEFAULT_CONFIDENCE, paired_bootstrap
 
 DEFAULT_BASELINE_TOLERANCE = 0.01
 
@@ -58,6 +67,8 @@ class Delta:
     higher_is_better: bool
     tolerance: float
     model: str | None = None  # in a run of several models: whose value this is
+    interval: tuple[float, float] | None = None  # paired bootstrap interval of after - before, over shared cases
+    paired: int = 0  # cases both runs scored (the interval's n)
 
     @property
     def change(self) -> float | None:
@@ -71,6 +82,10 @@ class Delta:
             return "gone"
         change = self.after - self.before
         worse = -change if self.higher_is_better else change
+        # Past the tolerance, but the paired cases cannot tell it from chance: 0 lies strictly inside the
+        # interval. An interval ending at 0 is a change one way only (the other cases did not move at all).
+        if abs(worse) > self.tolerance and self.interval is not None and self.interval[0] < 0 < self.interval[1]:
+            return "noise"
         if worse > self.tolerance:
             return "REGRESSED"
         if worse < -self.tolerance:
@@ -105,15 +120,19 @@ def compare(
     per_name: Mapping[str, Tolerance | float] | None = None,
     *,
     only_suites_in_after: bool = False,
+    confidence: float | None = DEFAULT_CONFIDENCE,
 ) -> list[Delta]:
     """Every (suite, name) of either run, compared; suites missing on one side included.
 
     With ``only_suites_in_after``, suites the new run did not run (deselected
-    with ``-k``, another shard) are left out instead of listed as gone.
+    with ``-k``, another shard) are left out instead of listed as gone. With a
+    ``confidence``, a change is tested against noise over the paired cases
+    (module docstring); ``None`` compares the means alone.
     """
     per_name = per_name or {}
     directions = {**_directions(before), **_directions(after)}
     old_suites, new_suites = before["aggregates"]["suites"], after["aggregates"]["suites"]
+    old_cases, new_cases = _case_values(before), _case_values(after)
     deltas = []
     suites = set(new_suites) if only_suites_in_after else set(old_suites) | set(new_suites)
     for suite in sorted(suites):
@@ -124,8 +143,40 @@ def compare(
             if not isinstance(allowed, Tolerance):
                 allowed = Tolerance(float(allowed))
             absolute = allowed.absolute(old.get(name), scale_of(name))
-            deltas.append(Delta(suite, name, old.get(name), new.get(name), directions.get(name, True), absolute))
+            delta = Delta(suite, name, old.get(name), new.get(name), directions.get(name, True), absolute)
+            if confidence is not None and delta.change is not None and abs(delta.change) > absolute:
+                delta = _with_interval(delta, old_cases.get((suite, name), {}), new_cases.get((suite, name), {}), confidence)
+            deltas.append(delta)
     return deltas
+
+
+def _case_values(document: Mapping[str, Any]) -> dict[tuple[str, str], dict[str, float]]:
+    """(suite, name) -> case key -> the case's value: each metric, each gate (1/0), and pass_rate (1/0 per decided case)."""
+    several = len({c.get("model") for c in document.get("cases", ()) if c.get("task")}) > 1
+    found: dict[tuple[str, str], dict[str, float]] = {}
+    for case in document.get("cases", ()):
+        if "uid" not in case:
+            continue  # not a case record (a summary-only document): nothing to pair
+        suite = str(case.get("suite", ""))
+        key = f"{case['uid']}[{case.get('model')}]" if several else str(case["uid"])
+        for metric in case.get("metrics", ()):
+            found.setdefault((suite, metric["name"]), {})[key] = float(metric["value"])
+        for gate in case.get("gates", ()):
+            found.setdefault((suite, gate["name"]), {})[key] = 1.0 if gate["passed"] else 0.0
+        status = case.get("status")
+        if status in ("passed", "xpassed", "failed", "error"):
+            found.setdefault((suite, "pass_rate"), {})[key] = 1.0 if status in ("passed", "xpassed") else 0.0
+    return found
+
+
+def _with_interval(delta: Delta, old: Mapping[str, float], new: Mapping[str, float], confidence: float) -> Delta:
+    keys = sorted(set(old) & set(new))
+    if len(keys) < 2:
+        return delta  # nothing to pair: the means decide
+    interval = paired_bootstrap([old[k] for k in keys], [new[k] for k in keys], confidence=confidence, resamples=2000)
+    if interval is None:
+        return delta
+    return replace(delta, interval=(interval.low, interval.high), paired=interval.n)
 
 
 def format_value(value: float | None) -> str:
@@ -138,10 +189,13 @@ def regressions(deltas: list[Delta]) -> list[Delta]:
 
 def describe(delta: Delta) -> str:
     direction = "higher" if delta.higher_is_better else "lower"
+    interval = ""
+    if delta.interval is not None:
+        interval = f", paired interval [{delta.interval[0]:+.4g}, {delta.interval[1]:+.4g}] over {delta.paired} cases"
     return (
         ("" if delta.model is None else f"[{delta.model}] ")
         + f"{delta.suite}.{delta.name}: {format_value(delta.before)} -> {format_value(delta.after)} "
-        f"({delta.change:+.4g}; {direction} is better, tolerance {delta.tolerance:g})"
+        f"({delta.change:+.4g}; {direction} is better, tolerance {delta.tolerance:g}{interval})"
     )
 
 

@@ -14,9 +14,9 @@ from typing import Any
 
 from ..calls.usage import total_usage
 from ..cases.spec import Threshold
-from ..protocols.scoring import protocol_scores
-from .aggregate import aggregate
+from .aggregate import aggregate, benchmark_scores
 from .baseline import Delta, Tolerance, compare
+from .statistics import DEFAULT_CONFIDENCE
 from .thresholds import ThresholdResult, evaluate_thresholds, file_thresholds
 
 
@@ -39,12 +39,15 @@ def split_by_model(records: Iterable[Mapping[str, Any]], labels: Sequence[str]) 
     return parts
 
 
-def model_sections(records: Sequence[Mapping[str, Any]], labels: Sequence[str]) -> dict[str, dict[str, Any]]:
-    """label -> that model's ``aggregates``, ``benchmarks`` and ``usage``, as a one-model run would have them."""
+def model_sections(
+    records: Sequence[Mapping[str, Any]], labels: Sequence[str], confidence: float = DEFAULT_CONFIDENCE
+) -> dict[str, dict[str, Any]]:
+    """label -> that model's ``aggregates``, ``benchmarks`` and ``usage``, as a one-model run would have them
+    (intervals at ``confidence``)."""
     return {
         label: {
-            "aggregates": aggregate(part),
-            "benchmarks": protocol_scores(part),
+            "aggregates": aggregate(part, confidence),
+            "benchmarks": benchmark_scores(part, confidence),
             "usage": total_usage(part),
         }
         for label, part in split_by_model(records, labels).items()
@@ -56,21 +59,25 @@ def evaluate_per_model(
     cli_thresholds: Iterable[Threshold],
     sections: Mapping[str, Mapping[str, Any]],
     overall: Mapping[str, Any],
+    *,
+    on: str = "mean",
+    inconclusive: str = "pass",
 ) -> list[ThresholdResult]:
     """Every threshold, checked once per model against that model's aggregates.
 
     A command-line threshold on a suite no model ran but Python tests filled
     (``record_metric``) is checked once, against ``overall`` (the whole run's aggregates).
+    ``on`` and ``inconclusive``: as for :func:`~.thresholds.evaluate_thresholds`.
     """
     cli = list(cli_thresholds)
     model_suites = {suite for section in sections.values() for suite in section["aggregates"]["suites"]}
     shared = [t for t in cli if t.suite not in model_suites and t.suite in overall["suites"]]
     per_model = [t for t in cli if t not in shared]
-    results = evaluate_thresholds((), shared, overall)
+    results = evaluate_thresholds((), shared, overall, on=on, inconclusive=inconclusive)
     for label, section in sections.items():
         own = [dict(r) for r in records if model_of(r) == label]
-        for result in evaluate_thresholds(file_thresholds(own), per_model, section["aggregates"]):
-            results.append(result.for_model(label))
+        checked = evaluate_thresholds(file_thresholds(own), per_model, section["aggregates"], on=on, inconclusive=inconclusive)
+        results += [result.for_model(label) for result in checked]
     return results
 
 
@@ -106,12 +113,13 @@ def baseline_deltas(
     sections: Mapping[str, Mapping[str, Any]],
     tolerance: Tolerance,
     per_name: Mapping[str, Tolerance],
+    confidence: float | None = DEFAULT_CONFIDENCE,
 ) -> list[Delta]:
     """Each model against its part of the baseline; a model the baseline does not hold has only new values."""
     deltas: list[Delta] = []
     for label, section in sections.items():
         before = baseline_for(baseline, label) or {"aggregates": {"suites": {}}, "cases": []}
         current = {"aggregates": section["aggregates"], "cases": [r for r in records if model_of(r) == label]}
-        found = compare(before, current, tolerance, per_name, only_suites_in_after=True)
+        found = compare(before, current, tolerance, per_name, only_suites_in_after=True, confidence=confidence)
         deltas += [replace(delta, model=label) for delta in found]
     return deltas

@@ -1,4 +1,13 @@
-"""Thresholds -> the run's verdict (decided on the controller only)."""
+"""Thresholds -> the run's verdict (decided on the controller only).
+
+A threshold is checked against a mean (or a pass rate) and the interval
+around it. It is ``missed`` when the mean misses it; ``inconclusive`` when the
+mean meets it but the bound lies inside the interval, so that the cases at
+hand cannot tell whether it is really met; ``met`` otherwise. Two policies
+say whether an inconclusive threshold passes: ``on`` (``mean``: the mean
+decides; ``bound``: the interval must clear the bound) and ``inconclusive``
+(``pass`` or ``fail``, under ``on="mean"``).
+"""
 
 from __future__ import annotations
 
@@ -10,8 +19,13 @@ from typing import Any
 
 from ..cases.spec import Threshold
 from ..errors import ConfigError
+from .statistics import DEFAULT_CONFIDENCE
 
 _THRESHOLD = re.compile(r"^(?P<suite>\*|[A-Za-z0-9][A-Za-z0-9_-]*)\.(?P<metric>[A-Za-z0-9_][A-Za-z0-9_.-]*)=(?P<value>.+)$")
+
+THRESHOLD_ON = ("mean", "bound")  # --eval-threshold-on
+INCONCLUSIVE = ("pass", "fail")  # --eval-inconclusive
+STATUSES = ("met", "missed", "inconclusive")
 
 
 @dataclass(frozen=True)
@@ -21,6 +35,14 @@ class ThresholdResult:
     passed: bool
     message: str
     model: str | None = None  # in a run of several models: the model this check is of
+    status: str = ""  # met, missed or inconclusive; left empty: met if passed, else missed
+
+    def __post_init__(self) -> None:
+        if not self.status:
+            object.__setattr__(self, "status", "met" if self.passed else "missed")
+        consistent = self.status == "inconclusive" or (self.status == "met") == self.passed
+        if self.status not in STATUSES or not consistent:
+            raise ValueError(f"a threshold {self.status!r} cannot have passed={self.passed}")
 
     def for_model(self, label: str) -> ThresholdResult:
         return replace(self, model=label, message=f"[{label}] {self.message}")
@@ -37,6 +59,7 @@ class ThresholdResult:
             "source": t.source,
             "observed": self.observed,
             "passed": self.passed,
+            "status": self.status,
             "message": self.message,
         }
 
@@ -53,15 +76,25 @@ def expand(thresholds: Iterable[Threshold], suites: Iterable[str]) -> list[Thres
     return out
 
 
-def check(threshold: Threshold, suite_summary: Mapping[str, Any] | None) -> ThresholdResult:
+def check(
+    threshold: Threshold,
+    suite_summary: Mapping[str, Any] | None,
+    *,
+    confidence: float = DEFAULT_CONFIDENCE,
+    on: str = "mean",
+    inconclusive: str = "pass",
+) -> ThresholdResult:
+    """One threshold against one suite's aggregate; ``confidence`` is the level of its intervals (for the message)."""
     label = f"{threshold.suite}.{threshold.metric}"
     if suite_summary is None:
         return ThresholdResult(threshold, None, False, f"{label}: suite {threshold.suite!r} produced no results")
     if threshold.metric in suite_summary["metrics"]:
-        observed = suite_summary["metrics"][threshold.metric]["mean"]
+        stats = suite_summary["metrics"][threshold.metric]
+        observed = stats["mean"]
         what = "mean"
     elif threshold.metric in suite_summary["gates"]:
-        observed = suite_summary["gates"][threshold.metric]["pass_rate"]
+        stats = suite_summary["gates"][threshold.metric]
+        observed = stats["pass_rate"]
         what = "pass rate"
     else:
         known = sorted(suite_summary["metrics"]) + sorted(suite_summary["gates"])
@@ -102,21 +135,54 @@ def check(threshold: Threshold, suite_summary: Mapping[str, Any] | None) -> Thre
         )
         if b
     )
-    return ThresholdResult(threshold, observed, True, f"{label}: {what} {observed:.6g} {bound}")
+    met = f"{label}: {what} {observed:.6g} {bound}"
+    low, high = stats.get("ci_low"), stats.get("ci_high")
+    inside = _bounds_inside(threshold, low, high)
+    if not inside:
+        return ThresholdResult(threshold, observed, True, met)
+    passed = on == "mean" and inconclusive == "pass"
+    policy = "--eval-threshold-on=bound" if on == "bound" else "--eval-inconclusive=fail"
+    counted = "" if passed else f", counted as missed: {policy}"
+    message = f"{met} but its {confidence * 100:g}% interval [{low:.3g}, {high:.3g}] reaches {inside} (inconclusive{counted})"
+    return ThresholdResult(threshold, observed, passed, message, status="inconclusive")
+
+
+def _bounds_inside(threshold: Threshold, low: float | None, high: float | None) -> str:
+    """Where the interval (low, high) reaches past a bound lying strictly inside it ("below 0.9"); "" when none does.
+
+    A bound at an end of the interval is not inside it: a pass rate of 1 required
+    and every case passed is met, though no number of cases could prove a rate of 1.
+    """
+    if low is None or high is None:
+        return ""
+    reaches = [
+        f"below {threshold.min:g}" if threshold.min is not None and low < threshold.min < high else "",
+        f"above {threshold.max:g}" if threshold.max is not None and low < threshold.max < high else "",
+    ]
+    return " and ".join(r for r in reaches if r)
 
 
 def evaluate_thresholds(
-    file_thresholds: Iterable[Threshold], cli_thresholds: Iterable[Threshold], aggregates: Mapping[str, Any]
+    file_thresholds: Iterable[Threshold],
+    cli_thresholds: Iterable[Threshold],
+    aggregates: Mapping[str, Any],
+    *,
+    on: str = "mean",
+    inconclusive: str = "pass",
 ) -> list[ThresholdResult]:
     """Check every threshold.
 
     Case-file thresholds apply to the suites that ran (deselecting a suite
     with ``-k`` does not fail its thresholds); a threshold given on the
-    command line or in the ini must find its suite.
+    command line or in the ini must find its suite. ``on`` and ``inconclusive``
+    say whether an inconclusive threshold passes (module docstring).
     """
+    if on not in THRESHOLD_ON or inconclusive not in INCONCLUSIVE:
+        raise ValueError(f"unknown threshold policy: on={on!r}, inconclusive={inconclusive!r}")
     suites = aggregates["suites"]
-    results = [check(t, suites[t.suite]) for t in file_thresholds if t.suite in suites]
-    results += [check(t, suites.get(t.suite)) for t in expand(cli_thresholds, suites)]
+    policy = {"confidence": aggregates.get("confidence", DEFAULT_CONFIDENCE), "on": on, "inconclusive": inconclusive}
+    results = [check(t, suites[t.suite], **policy) for t in file_thresholds if t.suite in suites]
+    results += [check(t, suites.get(t.suite), **policy) for t in expand(cli_thresholds, suites)]
     return results
 
 

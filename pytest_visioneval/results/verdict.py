@@ -28,12 +28,15 @@ def decide(
     collection_errors: int = 0,
     regressions: list[str] | None = None,
     incomplete: str | None = None,
+    calibration: list[str] | None = None,
 ) -> Verdict:
     """Combine pytest's own status with the thresholds.
 
-    A missed threshold or a regression against the baseline turns a green
-    pytest run red (status 1) even when every test passed; pytest's own
-    non-zero statuses are kept as they are.
+    A missed threshold, an inconclusive one that its policy does not let
+    pass, a regression against the baseline, or judge-human agreement below
+    its floor (``calibration``) turns a green pytest run red
+    (status 1) even when every test passed; pytest's own non-zero statuses
+    are kept as they are.
     """
     reasons: list[str] = []
     if incomplete:
@@ -44,13 +47,19 @@ def decide(
         reasons.append(f"{counts['failed']} case(s) failed a gate or assertion")
     if counts.get("errors"):
         reasons.append(f"{counts['errors']} case(s) could not be evaluated (errors)")
-    missed = [t for t in thresholds if not t.passed]
+    missed = [t for t in thresholds if t.status == "missed"]
     if missed:
         reasons.append(f"{len(missed)} threshold(s) missed: " + "; ".join(t.message for t in missed))
+    # Inconclusive thresholds fail the run only under --eval-threshold-on=bound or --eval-inconclusive=fail.
+    unproven = [t for t in thresholds if t.status == "inconclusive" and not t.passed]
+    if unproven:
+        reasons.append(f"{len(unproven)} threshold(s) inconclusive: " + "; ".join(t.message for t in unproven))
     if regressions:
         reasons.append(f"{len(regressions)} regression(s) against the baseline: " + "; ".join(regressions))
+    if calibration:  # --eval-agreement-floor: the judges drifted away from the people's labels
+        reasons.append(f"{len(calibration)} judge-human agreement floor(s) not met: " + "; ".join(calibration))
     status = int(pytest_status)
-    if (missed or regressions) and status == 0:
+    if (missed or unproven or regressions or calibration) and status == 0:
         status = 1
     if status != 0 and not reasons:
         reasons.append(f"pytest exit status {status}")

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from ..artifacts import ArtifactStore
@@ -23,6 +23,7 @@ class Environment:
     model_params: Mapping[str, Any]
     repeats: int = 1
     mutants: bool = False  # the mutation self-test (run/mutation.py) instead of repeats
+    flaky_spread: Mapping[str, float] = field(default_factory=dict)  # --eval-flaky-spread: metric -> largest std
     label: str = ""  # the model's label in a run of several models (its outputs' folder, its records' "model")
 
     @property

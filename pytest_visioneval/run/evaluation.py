@@ -27,7 +27,7 @@ from .entries import artifact_entry, gate_entry, metric_entry
 from .environment import Environment
 from .mutation import mutation_outcome
 from .page_rule import prepare_output
-from .repeats import combine
+from .repeats import combine, flaky_metrics
 
 
 def evaluate_case(case: CaseSpec, env: Environment) -> dict[str, Any]:
@@ -66,6 +66,9 @@ def _evaluate(case: CaseSpec, env: Environment, outcome: dict[str, Any]) -> dict
     if env.repeats > 1:
         result["repeats"] = repeated.repeats
         result["flaky_gates"] = list(repeated.flaky_gates)
+    spread = flaky_metrics(evaluation.metrics, env.flaky_spread)
+    if spread:
+        result["flaky_metrics"] = spread
     return {**result, **_entries(case, evaluation)}
 
 

@@ -9,13 +9,16 @@ when a gate passes across the repeats:
 
 Metrics are always the mean over the repeats, with ``<name>.repeat_std``
 as their spread. A gate whose outcome differs between repeats is *flaky*;
-flaky gates are listed on the case and counted in the report.
+flaky gates are listed on the case and counted in the report. So is a metric
+whose spread - across ``--eval-repeats`` (``.repeat_std``) or across a
+judge's ``--judge-repeats`` (``.std``) - exceeds its limit from
+``--eval-flaky-spread`` (:func:`flaky_metrics`).
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from ..graders import Gate, Metric
@@ -70,3 +73,24 @@ def combine(evaluations: Sequence[CaseEvaluation], policy: str = "mean") -> Repe
     artifacts = tuple(a for e in evaluations for a in e.artifacts)
     combined = CaseEvaluation(first.case, artifacts, tuple(gates), tuple(metrics), first.skipped)
     return Repeated(combined, tuple(flaky), n)
+
+
+SPREAD_SUFFIXES = (".repeat_std", ".std")
+
+
+def flaky_metrics(metrics: Sequence[Metric], limits: Mapping[str, float]) -> dict[str, float]:
+    """Metric name -> its spread (a standard deviation), for each metric spread wider than its limit.
+
+    ``limits`` maps a metric name (``score.quality``) or ``*`` (every other one)
+    to the largest standard deviation tolerated, in the metric's own units.
+    """
+    found: dict[str, float] = {}
+    for metric in metrics:
+        for suffix in SPREAD_SUFFIXES:
+            if metric.name.endswith(suffix):
+                name = metric.name[: -len(suffix)]
+                limit = limits.get(name, limits.get("*"))
+                if limit is not None and metric.value > limit:
+                    found[name] = max(found.get(name, 0.0), round(metric.value, 6))
+                break
+    return found

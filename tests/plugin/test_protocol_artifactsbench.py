@@ -124,7 +124,8 @@ def test_scores_are_item_sums_and_an_unextractable_reply_counts_zero(
     assert bench["cases"] == 3 and bench["errored"] == ["ab/refusal"] and bench["unscored"] == []
     assert bench["scores"]["score"]["mean"] == pytest.approx((70 + 100 + 0) / 3)
     by_class = bench["groups"]["class"]
-    assert by_class["SVG Generation"]["score"] == {"mean": 70.0, "n": 1}
-    assert by_class["Quick Tools"]["score"] == {"mean": 50.0, "n": 2}  # 100 and the error's 0
+    assert by_class["SVG Generation"]["score"] == {"mean": 70.0, "n": 1, "ci_low": 70.0, "ci_high": 70.0}
+    # 100 and the error's 0: a resample's mean is 0, 50 or 100, so the 95% interval spans both
+    assert by_class["Quick Tools"]["score"] == {"mean": 50.0, "n": 2, "ci_low": 0.0, "ci_high": 100.0}
     by_difficulty = bench["groups"]["difficulty"]
     assert by_difficulty["easy"]["score"]["mean"] == 70.0 and by_difficulty["hard"]["score"]["mean"] == 50.0

@@ -113,11 +113,15 @@ def test_scores_follow_the_verdict_rules_with_errors_counted_as_zero(
 
     benchmark = document["benchmarks"]["cookbook"]
     assert benchmark["errored"] == ["judged/broken"] and benchmark["unscored"] == []
-    assert benchmark["scores"]["verdict"] == {"mean": pytest.approx((1 + 0 + 1 + 0) / 4), "n": 4}
-    assert benchmark["scores"]["quality"] == {"mean": pytest.approx((4.5 + 3 + 4 + 0) / 4), "n": 4}
     by_use_case = benchmark["groups"]["use_case"]
-    assert by_use_case["ui_mockup"]["verdict"] == {"mean": pytest.approx(1 / 3), "n": 3}  # the errored case is a UI one
-    assert by_use_case["marketing_flyer"]["quality"] == {"mean": pytest.approx(4.0), "n": 1}
+    # Each mean with its bootstrap interval over the cases (a resample of 0s and 1s can be all 0 or all 1).
+    assert benchmark["scores"]["verdict"] == {"mean": pytest.approx((1 + 0 + 1 + 0) / 4), "n": 4, "ci_low": 0.0, "ci_high": 1.0}
+    quality = benchmark["scores"]["quality"]
+    assert (quality["mean"], quality["n"]) == (pytest.approx((4.5 + 3 + 4 + 0) / 4), 4)
+    assert 0 <= quality["ci_low"] < quality["mean"] < quality["ci_high"] <= 4.5
+    ui_verdict = by_use_case["ui_mockup"]["verdict"]  # the errored case is a UI one
+    assert ui_verdict == {"mean": pytest.approx(1 / 3), "n": 3, "ci_low": 0.0, "ci_high": 1.0}
+    assert by_use_case["marketing_flyer"]["quality"] == {"mean": 4.0, "n": 1, "ci_low": 4.0, "ci_high": 4.0}
     assert benchmark["groups"]["sweep"] == {}
 
     # Failure tags are counted across the run: mean share x n cases = 1 case listed cluttered_layout.

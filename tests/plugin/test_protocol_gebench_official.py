@@ -73,6 +73,7 @@ def test_official_judging_and_means(pytester: pytest.Pytester, monkeypatch: pyte
     bench = read_json(pytester.path / "r.json")["benchmarks"]["gebench"]
     # scripts/evaluate.py line 91: a sample whose overall score is 0 is left out of the mean
     assert bench["compat"] == "official" and bench["excluded"] == ["ge/blank"] and bench["scored"] == 2
-    assert bench["groups"]["task_type"]["single_step"]["ge_score"] == {"mean": pytest.approx(80.0), "n": 1}
+    single = {"mean": pytest.approx(80.0), "n": 1, "ci_low": pytest.approx(80.0), "ci_high": pytest.approx(80.0)}
+    assert bench["groups"]["task_type"]["single_step"]["ge_score"] == single  # one case: the interval is its value
     # the README's GE Score: the mean of the task-type means (80 and 60)
     assert bench["headline"]["ge_score"] == pytest.approx(70.0)

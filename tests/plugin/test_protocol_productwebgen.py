@@ -166,7 +166,9 @@ def test_scores_follow_the_published_formulas(pytester: pytest.Pytester, pwg_sui
     assert bench["cases"] == 3 and bench["errored"] == ["pwg/chair"] and bench["unscored"] == []
     for score in ("wif", "wdq", "wca", "vcif", "ipq"):
         mean = sum(want[uid][score] for uid in want) / 3
-        assert bench["scores"][score] == {"mean": pytest.approx(mean), "n": 3}, score
+        stats = bench["scores"][score]
+        assert (stats["mean"], stats["n"]) == (pytest.approx(mean), 3), score
+        assert stats["ci_low"] <= stats["mean"] <= stats["ci_high"], score
     background = bench["groups"]["consistency_type"]["background"]
     assert background["vcif"]["mean"] == pytest.approx(2 * VCIF["marble"] / 2) and background["vcif"]["n"] == 2
     assert bench["groups"]["category"]["sports"]["wif"]["mean"] == pytest.approx(3 / 4)

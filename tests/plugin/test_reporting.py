@@ -145,10 +145,11 @@ def test_compact_summary_is_one_row_per_suite_and_fits_the_width(pytester: pytes
     section = lines[start + 1 : next(i for i, line in enumerate(lines) if "short test summary" in line)]
     assert section[0].split() == ["suite", "cases", "passed", "failed", "errors", "pass", "rate", "failed", "gates"]
     row = section[1].split()
-    assert row[:6] == ["demo", "3", "2", "1", "0", "66.7%"]
-    assert row[6:8] == ["image.size", "(1),"]  # the gates that failed, most first
+    assert row[:8] == ["demo", "3", "2", "1", "0", "66.7%", "[20.8,", "93.9]"]  # the pass rate and its Wilson interval
+    assert row[8:10] == ["image.size", "(1),"]  # the gates that failed, most first
     assert "by protocol" not in result.stdout.str() and "by tag" not in result.stdout.str()
-    assert all(len(line) <= 80 for line in section)  # pytester's terminal is 80 columns
+    # pytester's terminal is 80 columns; threshold lines are kept whole by design (terminal._threshold_line)
+    assert all(len(line) <= 80 for line in section if not line.startswith(("  PASS ", "  FAIL ", "  INCONCLUSIVE ")))
     assert len(lines[-1]) <= 200 and lines[-1].startswith("visioneval: exit status 1")
 
 
@@ -165,8 +166,8 @@ def test_full_summary_groups_by_suite_protocol_and_tag(pytester: pytest.Pytester
     result.stdout.fnmatch_lines(
         [
             "*= visioneval scores =*",
-            "suite demo: 3 cases, 3 passed, 0 failed, 0 errors; pass rate 100.0%",
-            "*similarity.score  1.0000  0.0000  1.0000  1.0000  3",
+            "suite demo: 3 cases, 3 passed, 0 failed, 0 errors; pass rate 100.0% [[]43.9, 100.0[]]",
+            "*similarity.score  1.0000  [[]1.0000, 1.0000[]]  0.0000  1.0000  1.0000  3",
             "by protocol",
             "  cookbook: 3 cases, 3 passed*",
             "by tag",

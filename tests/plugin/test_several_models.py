@@ -83,13 +83,16 @@ def test_each_case_runs_once_per_model_with_its_own_numbers(
     assert (run_folder / "reference" / "demo" / "first").is_dir() and (run_folder / "cand" / "demo" / "first").is_dir()
 
 
-def test_the_compact_summary_puts_the_models_side_by_side(pytester: pytest.Pytester, candidate: Path) -> None:
+def test_the_compact_summary_puts_the_models_side_by_side(
+    pytester: pytest.Pytester, candidate: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("COLUMNS", "100")  # room for the model column and the pass rates' intervals, uncut
     result = pytester.runpytest("cases", *TWO_MODELS)
     result.stdout.re_match_lines(
         [
             r"^suite\s+model\s+cases\s+passed\s+failed\s+errors\s+pass rate\s+failed gates$",
-            r"^demo\s+reference\s+3\s+3\s+0\s+0\s+100\.0%\s+-$",
-            r"^demo\s+cand\s+3\s+2\s+1\s+0\s+66\.7%\s+image\.not_blank \(1\)",
+            r"^demo\s+reference\s+3\s+3\s+0\s+0\s+100\.0% \[43\.9, 100\.0\]\s+-$",
+            r"^demo\s+cand\s+3\s+2\s+1\s+0\s+66\.7% \[20\.8, 93\.9\]\s+image\.not_blank \(1\)",
         ]
     )
     result.stdout.re_match_lines(

@@ -86,7 +86,7 @@ def test_each_combination_is_a_case_with_its_params_and_its_own_results(
         "quality=low,size=32x32",
         "quality=low,size=64x48",
     ]
-    assert groups["quality=low,size=32x32"]["verdict"] == {"mean": 1.0, "n": 2}
+    assert groups["quality=low,size=32x32"]["verdict"] == {"mean": 1.0, "n": 2, "ci_low": 1.0, "ci_high": 1.0}
 
 
 def test_ids_are_stable_and_a_combination_can_be_selected_by_its_tag(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import pytest
@@ -68,3 +69,25 @@ def test_order_of_records_does_not_change_the_numbers() -> None:
         record(f"s/{i}", "passed", {"domain": "chart", "dimension": "text"}, easy=i * 0.1, hard=1, all=1) for i in range(50)
     ]
     assert protocol_scores(records) == protocol_scores(list(reversed(records)))
+
+
+def test_an_interval_function_gives_every_score_and_group_its_interval() -> None:
+    records = [
+        record("s/a", "passed", {"domain": "chart", "dimension": "text"}, easy=100, hard=60, all=80),
+        record("s/b", "passed", {"domain": "chart", "dimension": "layout"}, easy=40, hard=0, all=20),
+        record("s/c", "passed", {"domain": "slides", "dimension": "text"}, easy=70, hard=30, all=50),
+    ]
+    seen: list[list[float]] = []
+
+    def spread(values: Sequence[float]) -> tuple[float, float]:
+        seen.append(list(values))
+        return min(values), max(values)
+
+    result = protocol_scores(records, interval=spread)["bizgeneval"]
+    assert result["scores"]["easy"] == {"mean": 70.0, "n": 3, "ci_low": 40, "ci_high": 100}
+    assert result["groups"]["domain"]["chart"]["hard"] == {"mean": 30.0, "n": 2, "ci_low": 0, "ci_high": 60}
+    assert all(values == sorted(values) for values in seen)  # handed over sorted: the order of cases cannot matter
+    # The means and the published figures are those of a run without intervals.
+    plain = protocol_scores(records)["bizgeneval"]
+    assert result["headline"] == plain["headline"]
+    assert {n: s["mean"] for n, s in result["scores"].items()} == {n: s["mean"] for n, s in plain["scores"].items()}

@@ -118,19 +118,53 @@ def test_thresholds_all_met_stay_folded(tmp_path: Path) -> None:
 
 def test_aggregate_tables_per_suite_protocol_and_tag(soup: BeautifulSoup) -> None:
     suites = {row[0]: row for row in table_after(soup, "Suites")}
-    # suite, cases, passed, failed, errors, skipped, xfailed, xpassed, pass rate
-    assert suites["alpha"] == ["alpha", "3", "1", "1", "1", "0", "0", "0", "33.3%"]
-    assert suites["beta"] == ["beta", "3", "2", "0", "0", "1", "0", "0", "100.0%"]
+    # suite, cases, passed, failed, errors, skipped, xfailed, xpassed, pass rate, its Wilson interval
+    assert suites["alpha"] == ["alpha", "3", "1", "1", "1", "0", "0", "0", "33.3%", "[6.1, 79.2]"]
+    assert suites["beta"] == ["beta", "3", "2", "0", "0", "1", "0", "0", "100.0%", "[34.2, 100.0]"]
     assert suites["all cases"][1] == "6"
     alpha, beta = soup.select("details.suite")
     assert one(alpha, "summary").text == "alpha" and alpha.has_attr("open")  # it has failures
     assert not beta.has_attr("open")
     gate_rows = {row[0]: row for table in alpha.select("table") for row in cells(table)}
-    assert gate_rows["layout.ok"][1:] == ["0/1", "0.0%"]
-    assert gate_rows["sim.score"][1:] == ["0.9000", "0.0000", "0.9000", "0.9000", "1"]  # alpha/photo only
+    assert gate_rows["layout.ok"][1:] == ["0/1", "0.0%", "[0.0, 79.3]"]
+    # alpha/photo only: one value, so its interval is the value itself
+    assert gate_rows["sim.score"][1:] == ["0.9000", "[0.9000, 0.9000]", "0.0000", "0.9000", "0.9000", "1"]
+    headers = [[th.get_text() for th in table.select("thead th")] for table in alpha.select("table")]
+    assert headers == [["gate", "passed", "pass rate", "95% CI"], ["metric", "mean", "95% CI", "std", "min", "max", "n"]]
     assert "ocr: tesseract not installed — 1 case(s)" in alpha.text
     assert [row[0] for row in table_after(soup, "By protocol (2)")] == ["cookbook", "generic"]
     assert [row[0] for row in table_after(soup, "By tag")] == sorted([ATTRIBUTE_BREAKER, "edit", "slow", "ui", "web"])
+
+
+def test_an_inconclusive_threshold_is_marked_and_opens_the_block(tmp_path: Path) -> None:
+    document = build_document(tmp_path)
+    met = {**document["thresholds"][0], "status": "met"}
+    unsure = {**met, "min": 0.85, "message": "alpha.sim.score: mean 0.9 >= 0.85 but ... (inconclusive)", "status": "inconclusive"}
+    document["thresholds"] = [met, unsure]
+    block = one(soup_of(document), "details#thresholds")
+    assert block.has_attr("open") and one(block, "summary").text == "Thresholds: 2 checked, 1 inconclusive"
+    assert [row[0] for row in cells(one(block, "table"))] == ["INCONCLUSIVE", "PASS"]
+    assert one(block, "td span.warn").text == "INCONCLUSIVE"
+
+
+def test_the_interval_columns_are_headed_with_the_level(tmp_path: Path) -> None:
+    document = build_document(tmp_path)
+    document["aggregates"]["confidence"] = 0.9
+    suites = one(soup_of(document), "h2#suites").find_next("table")
+    assert isinstance(suites, Tag)
+    assert [th.get_text() for th in suites.select("thead th")][-2:] == ["pass rate", "90% CI"]
+
+
+def test_benchmark_scores_show_their_interval(tmp_path: Path) -> None:
+    document = build_document(tmp_path)
+    document["benchmarks"] = {
+        "bizgeneval": {
+            "compat": "official", "cases": 3, "scored": 3, "errored": [], "excluded": [], "unscored": [],
+            "scores": {"accuracy": {"mean": 0.5, "n": 3, "ci_low": 0.25, "ci_high": 0.75}}, "groups": {},
+        }
+    }  # fmt: skip
+    (row,) = table_after(soup_of(document), "Benchmark scores")
+    assert row[1] == "accuracy 0.5 [0.25, 0.75] (n=3)"
 
 
 def test_benchmark_scores_keep_describe_and_fold_the_groups(tmp_path: Path) -> None:

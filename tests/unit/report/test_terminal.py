@@ -7,7 +7,16 @@ from typing import Any
 import pytest
 
 from pytest_visioneval.cases.spec import Threshold
-from pytest_visioneval.report.terminal import counts_line, group_lines, render, table, verdict_line
+from pytest_visioneval.report.terminal import (
+    benchmark_lines,
+    compact_lines,
+    compact_threshold_lines,
+    counts_line,
+    group_lines,
+    render,
+    table,
+    verdict_line,
+)
 from pytest_visioneval.results.aggregate import aggregate
 from pytest_visioneval.results.thresholds import evaluate_thresholds
 from pytest_visioneval.results.verdict import Verdict, decide
@@ -32,18 +41,18 @@ def aggregates() -> dict[str, Any]:
 
 def test_render_shows_pass_and_fail_threshold_lines_and_the_verdict(aggregates: dict[str, Any]) -> None:
     results = evaluate_thresholds(
-        [Threshold("ui", "sim.score", min=0.6, source="ui.eval.yaml:4")],
+        [Threshold("ui", "sim.score", min=0.5, source="ui.eval.yaml:4")],
         [Threshold("ui", "image.decodes", min=0.9, source="--eval-fail-under")],
         aggregates,
     )
     verdict = decide(1, results, aggregates["overall"])
     lines = render(aggregates, verdict)
 
-    assert lines[0] == "suite ui: 3 cases, 1 passed, 1 failed, 0 errors, 1 skipped; pass rate 50.0%"
+    assert lines[0] == "suite ui: 3 cases, 1 passed, 1 failed, 0 errors, 1 skipped; pass rate 50.0% [9.5, 90.5]"
     assert "thresholds" in lines
     threshold_lines = lines[lines.index("thresholds") + 1 : lines.index("thresholds") + 3]
     assert threshold_lines == [
-        "  PASS ui.sim.score: mean 0.7 >= 0.6  [ui.eval.yaml:4]",
+        "  PASS ui.sim.score: mean 0.7 >= 0.5  [ui.eval.yaml:4]",
         "  FAIL ui.image.decodes: pass rate 0.333333 < 0.9 (short by 0.567)  [--eval-fail-under]",
     ]
     assert lines[-2] == ""
@@ -54,9 +63,16 @@ def test_render_shows_pass_and_fail_threshold_lines_and_the_verdict(aggregates: 
 
 def test_render_detailed_suite_tables(aggregates: dict[str, Any]) -> None:
     lines = render(aggregates, Verdict())
-    assert "  gate           passed  pass rate" in lines
-    assert "  image.decodes  1/3     33.3%" in lines
-    assert any(line.split() == ["sim.score", "0.7000", "0.1633", "0.5000", "0.9000", "3"] for line in lines)
+    assert "  gate           passed  pass rate  95% CI" in lines
+    assert "  image.decodes  1/3     33.3%      [6.1, 79.2]" in lines  # Wilson, 1 of 3
+    assert "  metric     mean    95% CI            std     min     max     n" in lines
+    assert "  sim.score  0.7000  [0.5000, 0.9000]  0.1633  0.5000  0.9000  3" in lines
+
+
+def test_render_names_the_level_of_the_intervals() -> None:
+    aggregates = aggregate([record("ui/a", "passed", 0.9), record("ui/b", "failed", 0.5)], confidence=0.9)
+    lines = render(aggregates, Verdict())
+    assert lines[1].split()[-2:] == ["90%", "CI"] and lines[3].split()[2:4] == ["90%", "CI"]
 
 
 def test_render_groups_by_protocol_and_tag(aggregates: dict[str, Any]) -> None:
@@ -129,3 +145,63 @@ def test_compact_lines_show_a_few_metrics_and_count_the_rest() -> None:
     }  # fmt: skip
     line = group_lines("tag", summary, detailed=False, indent="  ")[1]
     assert line.count("±") == COMPACT_METRICS and line.endswith("(+3 more in the results JSON)")
+
+
+# -- intervals and inconclusive thresholds --
+
+SPREAD = [1.0, 1.0, 1.0, 1.0, 1.0, 0.6]  # mean 0.9333, bootstrap interval [0.8, 1.0]
+
+
+@pytest.fixture
+def spread() -> dict[str, Any]:
+    return aggregate([record(f"ui/{i}", "passed" if v == 1.0 else "failed", v) for i, v in enumerate(SPREAD)])
+
+
+def test_an_inconclusive_threshold_is_printed_as_such(spread: dict[str, Any]) -> None:
+    thresholds = [
+        Threshold("ui", "sim.score", min=0.9, source="ui.eval.yaml:4"),
+        Threshold("ui", "sim.score", min=0.5, source="ui.eval.yaml:5"),
+        Threshold("ui", "sim.score", min=0.99, source="--eval-fail-under"),
+    ]
+    verdict = decide(0, evaluate_thresholds(thresholds, [], spread), spread["overall"])
+    lines = render(spread, verdict, with_verdict=False)
+    start = lines.index("thresholds") + 1
+    assert lines[start] == (
+        "  INCONCLUSIVE ui.sim.score: mean 0.933333 >= 0.9 but its 95% interval [0.8, 1] reaches below 0.9 "
+        "(inconclusive)  [ui.eval.yaml:4]"
+    )
+    assert lines[start + 1].startswith("  PASS ") and lines[start + 2].startswith("  FAIL ")
+    assert compact_threshold_lines(verdict)[1] == "thresholds: 1 met, 1 inconclusive, 1 missed"
+
+
+def test_many_thresholds_list_only_the_unmet_ones(spread: dict[str, Any]) -> None:
+    bounds = (0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.75, 0.9)  # 0.9 lies inside [0.8, 1.0]
+    thresholds = [Threshold("ui", "sim.score", min=bound, source="f:1") for bound in bounds]
+    verdict = decide(0, evaluate_thresholds(thresholds, [], spread), spread["overall"])
+    lines = compact_threshold_lines(verdict)
+    assert lines[1] == "thresholds: 8 met, 1 inconclusive, 0 missed"
+    assert [line.split()[0] for line in lines[2:]] == ["INCONCLUSIVE"]
+
+
+def test_the_green_verdict_line_counts_inconclusive_thresholds(spread: dict[str, Any]) -> None:
+    thresholds = [Threshold("ui", "sim.score", min=0.9, source="f:1"), Threshold("ui", "sim.score", min=0.5, source="f:2")]
+    verdict = decide(0, evaluate_thresholds(thresholds, [], spread), {})
+    assert verdict_line(verdict) == "visioneval: exit status 0 (all gates passed, 1 threshold(s) met, 1 inconclusive)"
+
+
+def test_the_compact_pass_rate_cell_carries_its_interval_within_the_width() -> None:
+    aggregates = aggregate([record("ui/a", "passed", 0.9), record("ui/b", "passed", 0.8), record("ui/c", "failed", 0.1)])
+    lines = compact_lines(aggregates, {}, width=60)
+    assert lines[0].split()[:7] == ["suite", "cases", "passed", "failed", "errors", "pass", "rate"]
+    assert lines[1].split()[:8] == ["ui", "3", "2", "1", "0", "66.7%", "[20.8,", "93.9]"]  # Wilson, 2 of 3
+    assert all(len(line) <= 60 for line in lines)
+    assert any(len(line) > 60 for line in compact_lines(aggregates, {}, width=200))  # the cut did something
+
+
+def test_benchmark_scores_print_their_interval() -> None:
+    stats = {"mean": 0.75, "n": 4, "ci_low": 0.5, "ci_high": 0.9375}
+    result = {"compat": "official", "cases": 4, "scored": 4, "errored": [], "scores": {"accuracy": stats}, "groups": {}}
+    lines = benchmark_lines({"bizgeneval": result})
+    assert lines[-1].split() == ["all", "0.75", "[0.5,", "0.938]", "(n=4)"]
+    del stats["ci_low"], stats["ci_high"]  # scores recorded before intervals
+    assert benchmark_lines({"bizgeneval": result})[-1].split() == ["all", "0.75", "(n=4)"]

@@ -9,7 +9,8 @@ from typing import Any
 
 import pytest
 
-from pytest_visioneval.results.aggregate import aggregate, metric_stats, summarize
+from pytest_visioneval.results.aggregate import aggregate, benchmark_scores, metric_stats, summarize
+from pytest_visioneval.results.statistics import bootstrap_mean, wilson_interval
 
 
 def record(
@@ -88,7 +89,8 @@ def test_pass_rate_is_none_when_nothing_was_decided() -> None:
 
 def test_grouping_by_suite_protocol_and_tag() -> None:
     result = aggregate(RECORDS)
-    assert list(result) == ["overall", "suites", "protocols", "tags"]
+    assert list(result) == ["confidence", "overall", "suites", "protocols", "tags"]
+    assert result["confidence"] == 0.95
     assert list(result["suites"]) == ["logo", "ui"]  # sorted
     assert result["suites"]["ui"]["cases"] == 4
     assert result["suites"]["logo"]["cases"] == 3
@@ -102,17 +104,21 @@ def test_grouping_by_suite_protocol_and_tag() -> None:
 
 def test_gate_stats() -> None:
     gates = aggregate(RECORDS)["suites"]["ui"]["gates"]
-    assert gates == {"image.decodes": {"passed": 1, "evaluated": 2, "pass_rate": 0.5}}
+    low, high = wilson_interval(1, 2)
+    assert gates == {"image.decodes": {"passed": 1, "evaluated": 2, "pass_rate": 0.5, "ci_low": low, "ci_high": high}}
     assert type(gates["image.decodes"]["passed"]) is int
 
 
 def test_metric_stats_exact_values() -> None:
     stats = metric_stats([4.0, 1.0, 3.0, 2.0])
-    assert stats == {"n": 4, "mean": 2.5, "std": math.sqrt(1.25), "min": 1.0, "max": 4.0}
+    low, high = bootstrap_mean([1.0, 2.0, 3.0, 4.0])
+    assert stats == {"n": 4, "mean": 2.5, "std": math.sqrt(1.25), "min": 1.0, "max": 4.0, "ci_low": low, "ci_high": high}
+    assert 1.0 <= low < 2.5 < high <= 4.0
 
 
 def test_metric_stats_single_value() -> None:
-    assert metric_stats([0.7]) == {"n": 1, "mean": 0.7, "std": 0.0, "min": 0.7, "max": 0.7}
+    expected = {"n": 1, "mean": 0.7, "std": 0.0, "min": 0.7, "max": 0.7, "ci_low": 0.7, "ci_high": 0.7}
+    assert metric_stats([0.7]) == expected
 
 
 def test_metric_mean_is_exactly_rounded() -> None:
@@ -139,3 +145,63 @@ def test_metric_values_are_floats() -> None:
 def test_unknown_status_is_refused() -> None:
     with pytest.raises(KeyError):
         summarize([{"status": "weird"}])
+
+
+# -- intervals --
+
+
+def test_the_case_pass_rate_has_a_wilson_interval_with_errors_in_the_denominator() -> None:
+    overall = aggregate(RECORDS)["overall"]
+    # 3 of 5 decided cases passed (passed and xpassed; the error counts against).
+    assert (overall["pass_rate_ci_low"], overall["pass_rate_ci_high"]) == wilson_interval(3, 5)
+    assert overall["pass_rate_ci_low"] < overall["pass_rate"] < overall["pass_rate_ci_high"]
+
+
+def test_no_decided_case_means_no_pass_rate_interval() -> None:
+    summary = summarize([record("s/a", "skipped")])
+    assert summary["pass_rate"] is None
+    assert (summary["pass_rate_ci_low"], summary["pass_rate_ci_high"]) == (None, None)
+
+
+def test_every_mean_lies_in_its_interval() -> None:
+    result = aggregate(RECORDS)
+    groups = [result["overall"], *(g for key in ("suites", "protocols", "tags") for g in result[key].values())]
+    stats = [m for group in groups for m in group["metrics"].values()]
+    assert len(stats) == 12  # every metric of every group
+    assert all(m["ci_low"] <= m["mean"] <= m["ci_high"] for m in stats)
+    assert all(g["ci_low"] <= g["pass_rate"] <= g["ci_high"] for group in groups for g in group["gates"].values())
+
+
+def test_the_level_widens_the_intervals_and_is_recorded() -> None:
+    narrow, wide = aggregate(RECORDS, 0.5), aggregate(RECORDS, 0.99)
+    assert (narrow["confidence"], wide["confidence"]) == (0.5, 0.99)
+    narrow_logo, wide_logo = narrow["suites"]["logo"], wide["suites"]["logo"]
+    assert wide_logo["metrics"]["sim.score"]["ci_low"] < narrow_logo["metrics"]["sim.score"]["ci_low"]
+    assert wide_logo["metrics"]["sim.score"]["ci_high"] > narrow_logo["metrics"]["sim.score"]["ci_high"]
+    assert wide_logo["pass_rate_ci_low"] < narrow_logo["pass_rate_ci_low"]
+
+
+def test_a_bad_level_is_refused() -> None:
+    with pytest.raises(ValueError, match="confidence must lie between 0 and 1"):
+        aggregate(RECORDS, 1.0)
+
+
+def test_benchmark_scores_carry_bootstrap_intervals_at_the_level() -> None:
+    fields = {"domain": "chart", "dimension": "text"}
+    scores = [(100, 60, 80), (40, 0, 20), (70, 30, 50), (90, 90, 90)]
+    records = [
+        {
+            "uid": f"s/{i}",
+            "protocol": "bizgeneval",
+            "status": "passed",
+            "fields": fields,
+            "metrics": [{"name": f"bizgeneval.{k}", "value": v} for k, v in zip(("easy", "hard", "all"), values, strict=True)],
+        }
+        for i, values in enumerate(scores)
+    ]
+    result = benchmark_scores(records, confidence=0.9)["bizgeneval"]
+    easy = result["scores"]["easy"]
+    assert (easy["ci_low"], easy["ci_high"]) == bootstrap_mean([100, 40, 70, 90], confidence=0.9)
+    assert easy["ci_low"] < easy["mean"] == 75.0 < easy["ci_high"]
+    assert result["groups"]["domain"]["chart"]["easy"] == easy  # one group holding every case
+    assert benchmark_scores(list(reversed(records)), confidence=0.9) == benchmark_scores(records, confidence=0.9)

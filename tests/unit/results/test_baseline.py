@@ -2,6 +2,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
 import pytest
 
 from pytest_visioneval.errors import ConfigError
@@ -93,3 +94,33 @@ def test_a_percentage_tolerance_is_relative_to_the_value_before() -> None:
 def test_bad_tolerances_are_refused(bad: str) -> None:
     with pytest.raises(ConfigError, match="baseline-tolerance"):
         parse_tolerances([bad])
+
+
+def _run(values: list[float]) -> dict[str, Any]:
+    """A results document of one suite whose cases score ``values`` (and all pass)."""
+    cases = [
+        {"uid": f"s/c{i}", "suite": "s", "status": "passed", "metrics": [{"name": "score", "value": v, "higher_is_better": True}]}
+        for i, v in enumerate(values)
+    ]
+    mean = sum(values) / len(values)
+    return {"aggregates": {"suites": {"s": summary({"score": mean})}}, "cases": cases}
+
+
+def test_a_change_the_paired_cases_cannot_tell_from_chance_is_noise_not_a_regression() -> None:
+    # The same outputs judged twice by a noisy judge: each case moves up or down by up to 0.3 at random.
+    rng = np.random.default_rng(7)
+    truth = rng.uniform(0.3, 0.9, size=30)
+    before = _run([float(v) for v in np.clip(truth + rng.uniform(-0.3, 0.3, 30), 0, 1)])
+    after = _run([float(v) for v in np.clip(truth + rng.uniform(-0.3, 0.3, 30), 0, 1)])
+    (noisy,) = [d for d in compare(before, after, tolerance=0.01) if d.name == "score"]
+    assert abs(noisy.change or 0) > 0.01  # the means moved past the tolerance...
+    assert noisy.verdict == "noise" and not noisy.regressed  # ...but not beyond chance
+    assert noisy.interval is not None and noisy.interval[0] < 0 < noisy.interval[1] and noisy.paired == 30
+    # A real drop: every case scores 0.15 lower.
+    dropped = _run([v - 0.15 for v in (c["metrics"][0]["value"] for c in before["cases"])])
+    (real,) = [d for d in compare(before, dropped, tolerance=0.01) if d.name == "score"]
+    assert real.verdict == "REGRESSED"
+    assert "paired interval [-0.15, -0.15] over 30 cases" in describe(real)
+    # Without the test for noise (confidence None), the means alone decide.
+    (means_only,) = [d for d in compare(before, after, tolerance=0.01, confidence=None) if d.name == "score"]
+    assert means_only.verdict in ("REGRESSED", "improved") and means_only.interval is None

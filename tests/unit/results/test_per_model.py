@@ -83,9 +83,12 @@ def test_a_baseline_of_one_model_is_every_models_baseline() -> None:
     sections = model_sections(RECORDS, ["old", "new"])
     single = {"aggregates": sections["old"]["aggregates"], "cases": RECORDS[:2]}
     assert baseline_for(single, "anything") == single
-    deltas = baseline_deltas(single, RECORDS, sections, Tolerance(0.01), {})
+    deltas = baseline_deltas(single, RECORDS, sections, Tolerance(0.01), {}, confidence=None)  # the means alone
     regressed = {(d.model, d.name) for d in deltas if d.regressed}
     assert regressed == {("new", "similarity.score"), ("new", "pass_rate")}
+    # Paired case by case, two cases moving in opposite directions (-0.4, +0.1) cannot be told from noise.
+    paired = {(d.model, d.name): d.verdict for d in baseline_deltas(single, RECORDS, sections, Tolerance(0.01), {})}
+    assert paired[("new", "similarity.score")] == "noise" and paired[("old", "similarity.score")] == "same"
 
 
 def test_a_baseline_of_several_models_gives_each_its_own_part() -> None:
@@ -100,3 +103,19 @@ def test_a_baseline_of_several_models_gives_each_its_own_part() -> None:
     renamed = model_sections([{**r, "model": "newer"} if r["model"] == "new" else r for r in RECORDS], ["old", "newer"])
     verdicts = {d.verdict for d in baseline_deltas(document, RECORDS, renamed, Tolerance(0.01), {}) if d.model == "newer"}
     assert verdicts == {"new"}
+
+
+def test_each_model_gets_the_runs_level_and_threshold_policy() -> None:
+    sections = model_sections(RECORDS, ["old", "new"], confidence=0.8)
+    assert {label: section["aggregates"]["confidence"] for label, section in sections.items()} == {"old": 0.8, "new": 0.8}
+    new = sections["new"]["aggregates"]["suites"]["demo"]["metrics"]["similarity.score"]
+    assert new["ci_low"] < 0.7 < new["mean"] < new["ci_high"]  # scores 0.6 and 1.0
+    cli = [parse_threshold("demo.similarity.score=0.7")]
+    by_default = [r for r in evaluate_per_model(RECORDS, cli, sections, {"suites": {}}) if r.model == "new"]
+    on_bound = [r for r in evaluate_per_model(RECORDS, cli, sections, {"suites": {}}, on="bound") if r.model == "new"]
+    cli_default, cli_bound = (
+        next(r for r in found if r.threshold.source == "--eval-fail-under") for found in (by_default, on_bound)
+    )
+    assert (cli_default.status, cli_default.passed) == ("inconclusive", True)
+    assert (cli_bound.status, cli_bound.passed) == ("inconclusive", False)
+    assert "its 80% interval" in cli_bound.message

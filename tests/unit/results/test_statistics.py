@@ -1,4 +1,5 @@
-"""results/statistics.py: McNemar's exact p against hand-computed binomial tails, the paired bootstrap's interval."""
+"""results/statistics.py: McNemar's exact p against hand-computed binomial tails, the paired bootstrap's interval,
+the Wilson interval against known values and scipy, the bootstrap interval of a mean."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from pytest_visioneval.results.statistics import mcnemar_exact, paired_bootstrap
+from pytest_visioneval.results.statistics import bootstrap_mean, mcnemar_exact, paired_bootstrap, wilson_interval
 
 # -- McNemar --
 
@@ -137,3 +138,94 @@ def test_many_cases_are_resampled_in_blocks_with_the_same_result() -> None:
     assert interval is not None
     assert interval.low < 0.05 < interval.high
     assert interval.high - interval.low == pytest.approx(2 * 1.96 / math.sqrt(5000), rel=0.2)
+
+
+# -- Wilson score interval --
+
+
+def test_wilson_interval_of_8_in_10_matches_the_published_value() -> None:
+    low, high = wilson_interval(8, 10)
+    assert (round(low, 3), round(high, 3)) == (0.49, 0.943)
+
+
+def test_wilson_interval_at_the_ends_reaches_exactly_0_or_1() -> None:
+    none_low, none_high = wilson_interval(0, 10)
+    all_low, all_high = wilson_interval(10, 10)
+    assert none_low == 0.0 and none_high == pytest.approx(0.2775, abs=1e-4)
+    assert all_high == 1.0 and all_low == pytest.approx(0.7225, abs=1e-4)
+    assert none_high == pytest.approx(1 - all_low)  # the interval is symmetric in successes and failures
+
+
+@pytest.mark.parametrize(("successes", "n"), [(0, 1), (1, 1), (1, 3), (2, 3), (17, 40), (999, 1000)])
+@pytest.mark.parametrize("confidence", [0.8, 0.95, 0.99])
+def test_wilson_interval_agrees_with_scipy(successes: int, n: int, confidence: float) -> None:
+    expected = stats.binomtest(successes, n).proportion_ci(confidence_level=confidence, method="wilson")
+    low, high = wilson_interval(successes, n, confidence)
+    assert (low, high) == (pytest.approx(expected.low, abs=1e-12), pytest.approx(expected.high, abs=1e-12))
+
+
+def test_wilson_interval_narrows_with_n_and_widens_with_the_level() -> None:
+    widths = [high - low for low, high in (wilson_interval(k, n) for k, n in ((3, 4), (30, 40), (300, 400)))]
+    assert widths[0] > widths[1] > widths[2]
+    low_90, high_90 = wilson_interval(8, 10, 0.9)
+    low_99, high_99 = wilson_interval(8, 10, 0.99)
+    assert low_99 < low_90 and high_90 < high_99
+
+
+@pytest.mark.parametrize(
+    ("successes", "n", "confidence", "message"),
+    [(1, 0, 0.95, "n >= 1"), (4, 3, 0.95, "successes <= n"), (-1, 3, 0.95, "0 <= successes"), (1, 2, 0.0, "confidence")],
+)
+def test_wilson_interval_refuses_bad_arguments(successes: int, n: int, confidence: float, message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        wilson_interval(successes, n, confidence)
+
+
+# -- bootstrap of a mean --
+
+
+def test_bootstrap_mean_contains_the_mean() -> None:
+    values = np.random.default_rng(11).uniform(0, 1, 25).tolist()
+    mean = math.fsum(values) / len(values)
+    low, high = bootstrap_mean(values)
+    assert low < mean < high
+
+
+def test_bootstrap_mean_of_one_value_or_equal_values_is_that_value() -> None:
+    assert bootstrap_mean([0.7]) == (0.7, 0.7)
+    assert bootstrap_mean([0.1, 0.1, 0.1]) == (math.fsum([0.1] * 3) / 3,) * 2
+
+
+def test_bootstrap_mean_narrows_as_n_grows() -> None:
+    rng = np.random.default_rng(5)
+    widths = {}
+    for n in (10, 100, 1000):
+        low, high = bootstrap_mean(rng.normal(0.5, 0.2, n).tolist())
+        widths[n] = high - low
+    assert widths[10] > widths[100] > widths[1000]
+    # The normal-theory width 2 * 1.96 * sd / sqrt(n) with sd = 0.2.
+    assert widths[1000] == pytest.approx(2 * 1.96 * 0.2 / math.sqrt(1000), rel=0.15)
+
+
+def test_bootstrap_mean_is_the_same_across_calls_and_orderings() -> None:
+    values = np.random.default_rng(3).uniform(0, 1, 40).tolist()
+    first = bootstrap_mean(values)
+    assert bootstrap_mean(values) == first
+    assert bootstrap_mean(list(reversed(values))) == first
+    assert bootstrap_mean(sorted(values)) == first
+    assert bootstrap_mean(values, seed=1) != first  # the seed, not luck, makes it repeatable
+
+
+def test_bootstrap_mean_of_two_values_gives_the_hand_computed_interval() -> None:
+    # A resample's mean of {0, 1} is 0, 0.5 or 1 with probabilities 1/4, 1/2, 1/4.
+    assert bootstrap_mean([1.0, 0.0]) == (0.0, 1.0)
+    assert bootstrap_mean([1.0, 0.0], confidence=0.4) == (0.5, 0.5)
+
+
+def test_bootstrap_mean_refuses_bad_arguments() -> None:
+    with pytest.raises(ValueError, match="at least one value"):
+        bootstrap_mean([])
+    with pytest.raises(ValueError, match="confidence"):
+        bootstrap_mean([1.0, 2.0], confidence=1.0)
+    with pytest.raises(ValueError, match="resamples"):
+        bootstrap_mean([1.0, 2.0], resamples=0)

@@ -55,3 +55,23 @@ def test_status_is_an_int() -> None:
     status = decide(ExitCode(0), [result(False)], {}).exit_status
     assert status == 1 and type(status) is int
     assert type(decide(ExitCode(3), [], {}).exit_status) is int
+
+
+def inconclusive(passed: bool, message: str = "s.score: mean 0.6 >= 0.5 but ... (inconclusive)") -> ThresholdResult:
+    return ThresholdResult(Threshold("s", "score", min=0.5), 0.6, passed, message, status="inconclusive")
+
+
+def test_an_inconclusive_threshold_that_passes_keeps_the_run_green() -> None:
+    verdict = decide(0, [result(True), inconclusive(True)], {"failed": 0, "errors": 0})
+    assert (verdict.exit_status, verdict.reasons, verdict.failed_thresholds) == (0, (), [])
+
+
+def test_an_inconclusive_threshold_counted_as_missed_fails_the_run_with_its_own_reason() -> None:
+    failing = inconclusive(False, "s.score: ... (inconclusive, counted as missed: --eval-inconclusive=fail)")
+    verdict = decide(0, [failing, result(False, "s.score: mean 0.4 < 0.5")], {"failed": 0, "errors": 0})
+    assert verdict.exit_status == 1
+    assert verdict.failed_thresholds == [failing, result(False, "s.score: mean 0.4 < 0.5")]
+    assert verdict.reasons == (
+        "1 threshold(s) missed: s.score: mean 0.4 < 0.5",
+        "1 threshold(s) inconclusive: s.score: ... (inconclusive, counted as missed: --eval-inconclusive=fail)",
+    )

@@ -7,7 +7,7 @@ import pytest
 
 from pytest_visioneval.graders import Gate, Metric
 from pytest_visioneval.graders.outcome import CaseEvaluation, GateOutcome
-from pytest_visioneval.run.repeats import combine
+from pytest_visioneval.run.repeats import combine, flaky_metrics
 
 
 def evaluation(case: Any, passed: bool, score: float) -> CaseEvaluation:
@@ -54,3 +54,17 @@ def test_single_evaluation_is_unchanged(make_case: Callable[..., Any]) -> None:
 def test_unknown_policy(make_case: Callable[..., Any]) -> None:
     with pytest.raises(ValueError, match="unknown repeat policy"):
         combine([evaluation(make_case(), True, 1.0)] * 2, "best")
+
+
+def test_a_metric_spread_wider_than_its_limit_is_flaky() -> None:
+    metrics = [
+        Metric("score.quality", 3.67, "mean of 3 judgements"),
+        Metric("score.quality.std", 1.886, "spread", higher_is_better=False),
+        Metric("similarity.score", 0.9, ""),
+        Metric("similarity.score.repeat_std", 0.02, "spread across repeats", higher_is_better=False),
+    ]
+    assert flaky_metrics(metrics, {}) == {}
+    assert flaky_metrics(metrics, {"*": 0.5}) == {"score.quality": 1.886}
+    assert flaky_metrics(metrics, {"*": 0.01}) == {"score.quality": 1.886, "similarity.score": 0.02}
+    # A limit for one metric wins over the default; the spread equal to the limit is tolerated.
+    assert flaky_metrics(metrics, {"*": 0.01, "score.quality": 2, "similarity.score": 0.02}) == {}
