@@ -21,6 +21,7 @@ from ..report import results_json, terminal
 from ..results.aggregate import aggregate, benchmark_scores
 from ..results.agreement import run_agreement
 from ..results.baseline import Delta, compare, describe, regressions
+from ..results.compare import judge_changes
 from ..results.mutation import mutation_summary
 from ..results.per_model import baseline_deltas, baseline_for, evaluate_per_model, flat_benchmarks, labels_of, model_sections
 from ..results.thresholds import ThresholdResult, evaluate_thresholds, file_thresholds
@@ -146,6 +147,10 @@ class EvalSession:
         )
         warnings = run_warnings(self.aggregates, self.benchmarks, bool(self.settings.judges))
         warnings += self._sampling_warnings(records) + label_warnings
+        if baseline is not None:  # a changed judge can move scores that the model did not
+            warnings += [
+                f"against the baseline: {c}" for c in judge_changes(baseline.get("judges") or {}, judge_provenance(records))
+            ]
         self.verdict = dataclasses.replace(self.verdict, warnings=tuple(warnings))
         session.exitstatus = self.verdict.exit_status
         self._report_run_checks(session, [t for t in results if not t.passed], regressed, calibration)

@@ -89,6 +89,7 @@ def header(document: Mapping[str, Any]) -> str:
         ("pytest / python", " / ".join(filter(None, (run.get("pytest_version"), run.get("python_version")))) or None),
         ("arguments", " ".join(run["argv"]) if run.get("argv") else None),
         ("output dir", run.get("output_dir")),
+        *((f"judge {name}", _provenance(fields)) for name, fields in (document.get("judges") or {}).items()),
     ]
     parts = ['<dl class="run">']
     parts += [f"<dt>{e(k)}</dt><dd>{e(v)}</dd>" for k, v in fields if v not in (None, "")]
@@ -115,6 +116,19 @@ def header(document: Mapping[str, Any]) -> str:
         )
     parts.append(_thresholds(document.get("thresholds", [])))
     return "\n".join(parts)
+
+
+def _provenance(fields: Mapping[str, Any]) -> str:
+    """A judge's provenance in one line: what answered, where, and how it was asked."""
+
+    def values(key: str) -> str:
+        found = [str(v) for v in fields.get(key, ()) if v is not None]
+        return ", ".join(found) or "-"
+
+    return (
+        f"answered by {values('served_by')} at {values('endpoint')}; temperature {values('temperature')}, "
+        f"seed {values('seed')}; instructions {values('instructions_sha256')}"
+    )
 
 
 def _status(threshold: Mapping[str, Any]) -> str:

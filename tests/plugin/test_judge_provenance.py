@@ -211,3 +211,16 @@ def test_labels_file_and_floors_are_checked_up_front(pytester: pytest.Pytester, 
     (pytester.path / "l.csv").write_text("case,name,label\n")
     bad = pytester.runpytest("cases", "--eval-labels=l.csv", "--eval-agreement-floor=kappa")
     bad.stderr.fnmatch_lines(["*--eval-agreement-floor expects [[]NAME:[]]STAT=VALUE*"])
+
+
+def test_a_changed_judge_is_said_against_the_baseline_and_in_the_report(pytester: pytest.Pytester, judged_suite: Path) -> None:
+    with FakeOpenAIServer(text_reply=REPLY) as server:
+        judge = ["--judge=openai:grader", f"--judge-base-url={server.base_url}", "--eval-cache=off"]
+        pytester.runpytest("cases", *judge, "--eval-results=base.json").assert_outcomes(passed=2)
+        server.served_model = "grader-v2"
+        again = pytester.runpytest("cases", *judge, "--eval-baseline=base.json", "--eval-report=report.html")
+    again.stdout.fnmatch_lines(
+        ["WARNING against the baseline: judge openai:grader served_by: ?'grader'? ->", "    ?'grader-v2'?"]
+    )
+    html = (pytester.path / "report.html").read_text(encoding="utf-8")
+    assert "<dt>judge openai:grader</dt><dd>answered by grader-v2 at http://127.0.0.1:" in html
