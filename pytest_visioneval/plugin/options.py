@@ -305,33 +305,33 @@ def _number(config: pytest.Config, name: str, default: float, kind: type) -> Any
     return value
 
 
-def parse_spread_limits(items: list[str]) -> dict[str, float]:
-    """``["0.5", "score.quality=1.5"]`` -> ``{"*": 0.5, "score.quality": 1.5}``."""
-    limits: dict[str, float] = {}
+def named_numbers(items: list[str], option: str, form: str, bare: str | None = None) -> dict[str, float]:
+    """``KEY=NUMBER`` items -> ``{KEY: NUMBER}``; a bare ``NUMBER`` is filed under ``bare`` (refused when None).
+
+    ``form`` is what the option expects, for the error message. Numbers must be finite and not negative.
+    """
+    found: dict[str, float] = {}
     for item in items:
-        name, sep, raw = str(item).rpartition("=")
+        key, sep, raw = str(item).rpartition("=")
+        key = key if sep else (bare or "")
         try:
             value = float(raw)
         except ValueError:
-            raise ConfigError(f"--eval-flaky-spread expects STD or NAME=STD, got {item!r}") from None
-        if not value >= 0:
-            raise ConfigError(f"--eval-flaky-spread must not be negative, got {item!r}")
-        limits[name if sep else "*"] = value
-    return limits
+            value = float("nan")
+        if not key or not 0 <= value < float("inf"):
+            raise ConfigError(f"{option} expects {form} with a number not below 0, got {item!r}")
+        found[key] = value
+    return found
+
+
+def parse_spread_limits(items: list[str]) -> dict[str, float]:
+    """``["0.5", "score.quality=1.5"]`` -> ``{"*": 0.5, "score.quality": 1.5}``."""
+    return named_numbers(items, "--eval-flaky-spread", "STD or NAME=STD", bare="*")
 
 
 def parse_agreement_floors(items: list[str]) -> dict[str, float]:
     """``["kappa=0.4", "rubric.verdict:accuracy=0.8"]`` -> ``{"kappa": 0.4, "rubric.verdict:accuracy": 0.8}``."""
-    floors: dict[str, float] = {}
-    for item in items:
-        key, sep, raw = str(item).rpartition("=")
-        try:
-            floors[key] = float(raw) if sep and key else float("nan")
-        except ValueError:
-            floors[key] = float("nan")
-        if floors[key] != floors[key]:
-            raise ConfigError(f"--eval-agreement-floor expects [NAME:]STAT=VALUE (e.g. kappa=0.4), got {item!r}")
-    return floors
+    return named_numbers(items, "--eval-agreement-floor", "[NAME:]STAT=VALUE (e.g. kappa=0.4)")
 
 
 def _optional_int(config: pytest.Config, name: str) -> int | None:

@@ -56,3 +56,18 @@ def test_parse_param_bad(text: str) -> None:
 )
 def test_param_values_read_as_yaml_only_when_unambiguous(raw: str, expected: Any) -> None:
     assert parse_param(f"k={raw}") == ("k", expected)
+
+
+def test_named_numbers_file_bare_values_and_refuse_bad_ones() -> None:
+    from pytest_visioneval.plugin.options import parse_agreement_floors, parse_spread_limits
+
+    assert parse_spread_limits(["0.5", "score.quality=1.5"]) == {"*": 0.5, "score.quality": 1.5}
+    assert parse_agreement_floors(["kappa=0.4", "rubric.verdict:accuracy=0.8"]) == {
+        "kappa": 0.4,
+        "rubric.verdict:accuracy": 0.8,
+    }
+    for bad in (["kappa"], ["0.4"], ["kappa=x"], ["kappa=-1"], ["kappa=inf"]):
+        with pytest.raises(ConfigError, match="--eval-agreement-floor expects"):
+            parse_agreement_floors(bad)
+    with pytest.raises(ConfigError, match="--eval-flaky-spread expects STD or NAME=STD"):
+        parse_spread_limits(["q=nan"])
