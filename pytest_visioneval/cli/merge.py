@@ -25,7 +25,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from ..calls.usage import total_usage
+from ..calls.usage import judge_provenance, total_usage
 from ..cases.spec import Threshold
 from ..errors import ConfigError
 from ..report import results_json, terminal
@@ -71,6 +71,7 @@ def merge(documents: Sequence[dict[str, Any]], cli_thresholds: Sequence[Any]) ->
         "aggregates": aggregates,
         "benchmarks": flat_benchmarks(sections) if sections else benchmark_scores(records, confidence),
         "usage": total_usage(records),
+        "judges": judge_provenance(records),
         "timings": timings(records),
         "thresholds": [t.as_dict() for t in verdict.thresholds],
         "exit": {"status": verdict.exit_status, "reasons": list(verdict.reasons)},

@@ -23,6 +23,7 @@ import threading
 from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -44,6 +45,11 @@ class ImagePart:
     label: str  # said to the judge just before the image, e.g. "Output image 1"
     data: bytes
     full_size: bool = False  # sent at its own size, not downscaled to the judge's max_side
+
+    @cached_property
+    def sha256(self) -> str:
+        """The image's hash, computed once: it names the image in cache keys and in the prepared images."""
+        return hashlib.sha256(self.data).hexdigest()
 
 
 Part = TextPart | ImagePart
@@ -95,12 +101,12 @@ def _side(part: ImagePart, max_side: int) -> int | None:
 def image_placeholder(part: ImagePart, max_side: int) -> str:
     """What names an image in a cache key: its content's hash and the size it is sent at."""
     side = _side(part, max_side)
-    return f"{_PLACEHOLDER}{hashlib.sha256(part.data).hexdigest()};max_side={'full' if side is None else side}"
+    return f"{_PLACEHOLDER}{part.sha256};max_side={'full' if side is None else side}"
 
 
 def image_data_url(part: ImagePart, max_side: int) -> str:
     """The image as the judge receives it (a PNG data URL), prepared once per image and size."""
-    key = (hashlib.sha256(part.data).hexdigest(), _side(part, max_side))
+    key = (part.sha256, _side(part, max_side))
     with _prepared_lock:
         url = _prepared.get(key)
         if url is not None:

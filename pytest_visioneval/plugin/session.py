@@ -146,11 +146,10 @@ class EvalSession:
             calibration=calibration,
         )
         warnings = run_warnings(self.aggregates, self.benchmarks, bool(self.settings.judges))
-        warnings += self._sampling_warnings(records) + label_warnings
+        judges = judge_provenance(records)
+        warnings += self._sampling_warnings(judges) + label_warnings
         if baseline is not None:  # a changed judge can move scores that the model did not
-            warnings += [
-                f"against the baseline: {c}" for c in judge_changes(baseline.get("judges") or {}, judge_provenance(records))
-            ]
+            warnings += [f"against the baseline: {c}" for c in judge_changes(baseline.get("judges") or {}, judges)]
         self.verdict = dataclasses.replace(self.verdict, warnings=tuple(warnings))
         session.exitstatus = self.verdict.exit_status
         self._report_run_checks(session, [t for t in results if not t.passed], regressed, calibration)
@@ -166,6 +165,7 @@ class EvalSession:
                 self.incomplete,
                 self.models,
                 self.agreement,
+                judges,
             )
             if self.settings.results_path is not None:
                 results_json.write(self.settings.results_path, document)
@@ -187,12 +187,12 @@ class EvalSession:
             return [], [f"--eval-labels: {self.agreement['error']}"]
         return (list(self.agreement["below_floor"]) if self.settings.agreement_floors else []), []
 
-    def _sampling_warnings(self, records: list[dict[str, Any]]) -> list[str]:
+    def _sampling_warnings(self, judges: dict[str, dict[str, Any]]) -> list[str]:
         """Judge repeats that cannot measure anything: the same request each time, at temperature 0 with no seed."""
         if self.settings.judge_repeats < 2:
             return []
         found = []
-        for name, fields in judge_provenance(records).items():
+        for name, fields in judges.items():
             if all(not t for t in fields.get("temperature", [None])) and fields.get("seed", [None]) == [None]:
                 found.append(
                     f"{name}: --judge-repeats {self.settings.judge_repeats} at temperature 0 and without --judge-seed "

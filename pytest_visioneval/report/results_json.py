@@ -73,6 +73,7 @@ def build(
     incomplete: dict[str, Any] | None = None,
     models: Mapping[str, Mapping[str, Any]] | None = None,
     agreement: Mapping[str, Any] | None = None,
+    judges: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
     """The document; ``models`` (label -> aggregates, benchmarks, usage) for a run of several models."""
     document: dict[str, Any] = {
@@ -95,7 +96,7 @@ def build(
         "aggregates": aggregates,
         "benchmarks": benchmarks or {},
         "usage": usage or {},
-        "judges": judge_provenance(records),
+        "judges": dict(judges) if judges is not None else judge_provenance(records),
         "timings": timings(records),
         "thresholds": [t.as_dict() for t in verdict.thresholds],
         "exit": {"status": verdict.exit_status, "reasons": list(verdict.reasons), "warnings": list(verdict.warnings)},

@@ -32,6 +32,8 @@ from typing import Any
 
 import numpy as np
 
+from .case_keys import case_keys
+
 YES = frozenset({"yes", "pass", "passed", "true", "y"})
 NO = frozenset({"no", "fail", "failed", "false", "n"})
 KINDS = ("binary", "numeric")
@@ -143,32 +145,28 @@ class Judged:
 
 
 def judged_values(results: Mapping[str, Any]) -> dict[tuple[str, str], Judged]:
-    """(case uid, name) -> the judged value: 1.0/0.0 for a gate, the number for a metric.
+    """(case key, name) -> the judged value: 1.0/0.0 for a gate, the number for a metric.
 
-    In a run of several models, a case is ``uid[model]`` (label the case that way).
+    The key is the case's uid, or ``uid[model]`` in a run of several models (label the case that way).
     """
-    several = len({c.get("model") for c in results.get("cases", ()) if c.get("task")}) > 1
     values: dict[tuple[str, str], Judged] = {}
-    for case in results.get("cases", ()):
-        uid = f"{case['uid']}[{case.get('model')}]" if several else str(case["uid"])
+    for key, case in case_keys(results.get("cases", ())):
         for gate in case.get("gates", ()):
-            values[(uid, gate["name"])] = Judged(1.0 if gate["passed"] else 0.0, True)
+            values[(key, gate["name"])] = Judged(1.0 if gate["passed"] else 0.0, True)
         for metric in case.get("metrics", ()):
-            values.setdefault((uid, metric["name"]), Judged(float(metric["value"]), False))
+            values.setdefault((key, metric["name"]), Judged(float(metric["value"]), False))
     return values
 
 
 def case_groups(results: Mapping[str, Any], by: str) -> dict[str, str]:
-    """Case uid -> its group (``suite=x`` or ``<field>=<value>``); empty without grouping."""
+    """Case key -> its group (``suite=x`` or ``<field>=<value>``); empty without grouping."""
     if not by:
         return {}
-    several = len({c.get("model") for c in results.get("cases", ()) if c.get("task")}) > 1
     groups = {}
-    for case in results.get("cases", ()):
-        uid = f"{case['uid']}[{case.get('model')}]" if several else str(case["uid"])
+    for key, case in case_keys(results.get("cases", ())):
         value = case.get("suite") if by == "suite" else (case.get("fields") or {}).get(by)
         if value is not None:
-            groups[uid] = f"{by}={value}"
+            groups[key] = f"{by}={value}"
     return groups
 
 

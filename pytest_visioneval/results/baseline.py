@@ -26,6 +26,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from ..errors import ConfigError
+from .case_keys import case_keys
 from .statistics import DEFAULT_CONFIDENCE, paired_bootstrap
 
 DEFAULT_BASELINE_TOLERANCE = 0.01
@@ -152,13 +153,9 @@ def compare(
 
 def _case_values(document: Mapping[str, Any]) -> dict[tuple[str, str], dict[str, float]]:
     """(suite, name) -> case key -> the case's value: each metric, each gate (1/0), and pass_rate (1/0 per decided case)."""
-    several = len({c.get("model") for c in document.get("cases", ()) if c.get("task")}) > 1
     found: dict[tuple[str, str], dict[str, float]] = {}
-    for case in document.get("cases", ()):
-        if "uid" not in case:
-            continue  # not a case record (a summary-only document): nothing to pair
+    for key, case in case_keys(document.get("cases", ())):
         suite = str(case.get("suite", ""))
-        key = f"{case['uid']}[{case.get('model')}]" if several else str(case["uid"])
         for metric in case.get("metrics", ()):
             found.setdefault((suite, metric["name"]), {})[key] = float(metric["value"])
         for gate in case.get("gates", ()):
