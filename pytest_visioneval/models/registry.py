@@ -31,6 +31,11 @@ def _builtin_factories() -> dict[str, ModelFactory]:
 
         return ReplayModel.from_argument(argument, settings)
 
+    def regrade_factory(argument: str, settings: ModelSettings) -> Model:
+        from .replay import RegradeModel  # what --eval-regrade makes of each model of an earlier run
+
+        return RegradeModel.from_argument(argument, settings)
+
     def reference_factory(argument: str, settings: ModelSettings) -> Model:
         from .reference import ReferenceModel
 
@@ -41,7 +46,13 @@ def _builtin_factories() -> dict[str, ModelFactory]:
 
         return make_model(argument, settings, create_model)
 
-    return {"openai": openai_factory, "replay": replay_factory, "reference": reference_factory, "pwg-edit": pwg_edit_factory}
+    return {
+        "openai": openai_factory,
+        "replay": replay_factory,
+        "regrade": regrade_factory,
+        "reference": reference_factory,
+        "pwg-edit": pwg_edit_factory,
+    }
 
 
 def available_providers() -> list[str]:

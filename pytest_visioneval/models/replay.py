@@ -15,6 +15,10 @@ the files it lists under ``artifacts`` are the outputs and every other file is
 ignored; without one, files named as the renderer names its captures are
 ignored. Which files were left out is recorded in the case's provenance.
 A symbolic link is refused: a replayed output is read from the folder itself.
+
+``regrade:FOLDER`` (:class:`RegradeModel`, what ``--eval-regrade RUN`` makes for
+each model of an earlier run, FOLDER being ``RUN/<model label>``) replays the
+same way; a case that run did not store is an error saying so.
 """
 
 from __future__ import annotations
@@ -69,6 +73,39 @@ class ReplayModel:
         if ignored:
             replayed["ignored_derived"] = ignored
         return ModelOutput(artifacts=artifacts, params=replayed)
+
+
+class RegradeModel(ReplayModel):
+    """One model's folder of an earlier run, graded again (``--eval-regrade``, docs/regrade.md).
+
+    Named as the folder (the earlier model's label, folder-safe), not ``regrade:FOLDER``: what the name
+    names (the snapshot folder of a run of one model) is then the earlier run's.
+    """
+
+    @classmethod
+    def from_argument(cls, argument: str, settings: ModelSettings) -> RegradeModel:
+        if not argument:
+            raise ModelError("regrade needs an earlier run's model folder: regrade:RUN/LABEL (made by --eval-regrade RUN)")
+        root = Path(argument).expanduser()
+        if not root.is_dir():
+            raise ModelError(f"regrade: the earlier run's model folder {root} is not there")
+        return cls(root.resolve(), root.resolve().name)
+
+    def generate(self, case: CaseSpec, params: Mapping[str, Any]) -> ModelOutput:
+        folder = self.root / case.suite / case.id
+        run = self.root.parent
+        if not folder.is_dir():
+            raise ModelError(
+                f"{case.uid} is not in the earlier run {run}: no output folder {folder}/ (that run did not store an "
+                "output for it: it was not selected there, or it errored before its model returned)"
+            )
+        repeats = sorted(p.name for p in folder.glob("r[0-9]*") if p.is_dir() and p.name[1:].isdigit())
+        if repeats and not any(p.is_file() for p in folder.iterdir()):
+            raise ModelError(
+                f"{case.uid} ran {len(repeats)} times in the earlier run {run} (--eval-repeats): its outputs are in "
+                f"{folder}/{repeats[0]}/ ... and a regrade grades one output per case"
+            )
+        return super().generate(case, params)
 
 
 def output_files(folder: Path) -> tuple[list[Path], list[str]]:

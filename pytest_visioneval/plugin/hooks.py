@@ -15,6 +15,7 @@ from .collect_errors import CaseFileErrorTolerance
 from .items import CaseFile, CaseItem, is_case_file
 from .options import add_options, build_settings, settings_key
 from .records import record_for
+from .regrade import add_regrade_option
 from .run_id import (
     TOKEN_WORKERINPUT_KEY,
     WORKERINPUT_KEY,
@@ -36,6 +37,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     add_options(parser)
     add_ci_options(parser)
     add_call_options(parser)
+    add_regrade_option(parser)
 
 
 def pytest_configure(config: pytest.Config) -> None:

@@ -22,6 +22,7 @@ from ..models.base import ModelSettings
 from ..models.registry import available_providers
 from ..results.thresholds import parse_threshold
 from .model_choices import ModelChoice, parse_model_choices
+from .regrade import regrade_models
 
 GROUP = "visioneval"
 DEFAULT_MODEL = "reference"
@@ -64,7 +65,7 @@ class Settings:
 settings_key = pytest.StashKey[Settings]()
 SUMMARY_CHOICES = ("compact", "full", "none")
 # The models a mutation self-test may take its known-good outputs from: none of them calls an API.
-MUTANT_SOURCES = ("reference", "replay")
+MUTANT_SOURCES = ("reference", "replay", "regrade")
 
 
 def option_pair(parser: pytest.Parser, group: Any) -> Callable[..., None]:
@@ -383,7 +384,7 @@ def _build(config: pytest.Config) -> Settings:
     )
     if model_settings.openai_api not in ("chat", "responses"):
         raise ConfigError(f"visioneval_model_api must be chat or responses, got {model_settings.openai_api!r}")
-    models = parse_model_choices(option_value(config, "visioneval_model") or [], DEFAULT_MODEL)
+    models = regrade_models(config) or parse_model_choices(option_value(config, "visioneval_model") or [], DEFAULT_MODEL)
     for choice in models:
         if choice.provider not in available_providers():
             raise ConfigError(

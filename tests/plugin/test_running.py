@@ -53,7 +53,7 @@ def test_model_failure_is_an_error_not_a_failure(pytester: pytest.Pytester, demo
 def test_unknown_model_is_a_usage_error(pytester: pytest.Pytester, demo_suite: Path, xdist_args: list[str]) -> None:
     result = pytester.runpytest("cases", "--model=nosuch:thing", *xdist_args)
     assert result.ret == pytest.ExitCode.USAGE_ERROR
-    result.stderr.fnmatch_lines(["*unknown model provider 'nosuch'*available: openai, pwg-edit, reference, replay*"])
+    result.stderr.fnmatch_lines(["*unknown model provider 'nosuch'*available: openai, pwg-edit, reference, regrade, replay*"])
 
 
 def test_model_that_cannot_be_built_makes_every_case_an_error(
