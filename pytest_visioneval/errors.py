@@ -57,5 +57,9 @@ class JudgeOutputError(GraderError):
     """A judge reply did not satisfy its schema, even after the retries."""
 
 
+class BatchError(VisionEvalError):
+    """A provider batch could not be submitted or read, or a request inside one failed for good."""
+
+
 class MetricError(VisionEvalError):
     """A metric value handed to ``record_metric`` is not a finite number."""

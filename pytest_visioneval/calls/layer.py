@@ -28,9 +28,14 @@ from urllib.parse import urlsplit, urlunsplit
 
 from tenacity import RetryCallState, Retrying, retry_if_exception, stop_after_attempt
 
+from ..errors import BatchError, ConfigError
+from .batch_book import BatchBook
+from .batch_request import BatchRequest
+from .budget import BudgetLedger, CallHint, Reservation
 from .cache import CallCache
 from .concurrency import RunConcurrency
-from .usage import Prices, current_usage
+from .deferred import CallDeferred
+from .usage import CaseUsage, Prices, current_usage
 
 _case_repeat: contextvars.ContextVar[int] = contextvars.ContextVar("visioneval_case_repeat", default=0)
 
@@ -59,6 +64,13 @@ class CallSettings:
     prices: Prices = field(default_factory=Prices)
     # Under xdist with a concurrency: the longest wait for a case another worker is evaluating.
     wait_timeout: float = 1800.0
+    batch_kinds: frozenset[str] = frozenset()  # --eval-batch: the kinds of call sent in provider batches
+    batch_dir: Path | None = None
+    batch_retry: str = "batch"  # a request that failed inside a batch is retried in the next batch, or directly
+    batch_wait: float | None = None  # --eval-batch-wait: seconds this run waits for its batches (None: it does not)
+    batch_poll: float = 30.0
+    max_cost: float | None = None  # --eval-max-cost: USD the run may spend on calls
+    budget_path: Path | None = None  # the run's ledger, shared by its workers (None: per process)
 
 
 def endpoint_label(base_url: str) -> str:
@@ -133,6 +145,8 @@ class CallLayer:
         s = self.settings
         self.cache = CallCache(s.cache_dir, s.cache_mode) if s.cache_dir is not None and s.cache_mode != "off" else None
         self.limit = RunConcurrency(s.concurrency or 1, s.slots_dir if s.concurrency else None)
+        self.batches = BatchBook(s.batch_dir) if s.batch_kinds and s.batch_dir is not None else None
+        self.budget = BudgetLedger(s.max_cost, s.budget_path) if s.max_cost is not None else None
 
     def call(
         self,
@@ -145,6 +159,7 @@ class CallLayer:
         attempts: int | None = None,
         prepare: Callable[[], object] | None = None,
         slot_in_transport: bool = False,
+        batch: BatchRequest | None = None,
     ) -> CallResult:
         """Run ``run`` through the cache, the concurrency limit and the retry policy.
 
@@ -156,6 +171,11 @@ class CallLayer:
         slot itself, on the wire only (:mod:`slot_transport`), so none is taken
         here. Exceptions that are not retryable, and retryable ones on the last
         attempt, propagate to the adapter, which words the error.
+
+        ``batch``: how the call travels in a provider batch. When its kind is
+        batched (``--eval-batch``) a miss is not sent: it is queued, or found
+        waiting, and :class:`CallDeferred` is raised; a reply the batch returned
+        is booked at the batch price and cached like any other (:meth:`_batched`).
         """
         usage = current_usage()
         material = {"model": model, "repeat": repeat, "case_repeat": _case_repeat.get(), "request": key_material}
@@ -163,7 +183,7 @@ class CallLayer:
         if cache is None:
             if prepare is not None:
                 prepare()
-            return self._run(kind, model, run, usage, attempts, slot_in_transport)
+            return self._run(kind, model, run, usage, attempts, slot_in_transport, material)
         from .cache import cache_key
 
         key = cache_key(kind, material)
@@ -176,11 +196,90 @@ class CallLayer:
             if hit is not None:
                 usage.book(kind, model, hit.get("usage", {}), self.settings.prices, cached=True)
                 return CallResult(hit["value"], hit.get("usage", {}))
+            if batch is not None and self.batches is not None and kind in self.settings.batch_kinds:
+                return self._batched(kind, model, key, material, batch, run, usage, attempts, prepare, slot_in_transport)
             if prepare is not None:
                 prepare()
-            result = self._run(kind, model, run, usage, attempts, slot_in_transport)
+            result = self._run(kind, model, run, usage, attempts, slot_in_transport, material)
             cache.put(kind, key, {"value": result.value, "usage": dict(result.usage)}, {"model": model, "repeat": repeat})
             return result
+
+    def _batched(
+        self,
+        kind: str,
+        model: str,
+        key: str,
+        material: Mapping[str, Any],
+        batch: BatchRequest,
+        run: Callable[[], CallResult],
+        usage: CaseUsage,
+        attempts: int | None,
+        prepare: Callable[[], object] | None,
+        slot_in_transport: bool,
+    ) -> CallResult:
+        """A cache miss of a batched kind: take the batch's reply, retry its failure, or queue the request.
+
+        Runs under the key's single-flight lock, so one thread or worker acts on a reply or a failure.
+        """
+        assert self.batches is not None and self.cache is not None
+        book, cache = self.batches, self.cache
+        repeat = material["repeat"]
+        found = book.lookup(key)
+        attempt = 1
+        if found is not None and found.state == "result":
+            try:
+                result = batch.parse(found.data["body"])
+            except BaseException:
+                # Judged like a direct reply that fails its checks: counted (once) and not cached. It is kept
+                # in the book, so the next run meets the same rejection again and goes on to what followed it
+                # (a judge asked again is a new request, in the next batch), as a direct run would at once.
+                if not found.data.get("rejected"):
+                    usage.failed_request(kind, batched=True)
+                    book.mark_rejected(key)
+                raise
+            cost = usage.book(kind, model, result.usage, self.settings.prices, cached=False, batched=True)
+            if self.budget is not None:  # paid whichever run submitted it: it counts where it lands
+                self.budget.settle(Reservation(model, 0.0, self.settings.prices.batch_multiplier(model)), cost)
+            cache.put(
+                kind,
+                key,
+                {"value": result.value, "usage": dict(result.usage)},
+                {"model": model, "repeat": repeat, "batch": found.data["batch"]},
+            )
+            book.forget(key, "result")
+            return result
+        if found is not None and found.state == "failed":
+            usage.failed_request(kind, batched=True)
+            book.forget(key, "failed")
+            data = found.data
+            status, made = data.get("status_code"), int(data.get("attempt", 1))
+            what = f"request failed inside batch {data['batch']} ({data['error']})"
+            if status is not None and status not in RETRY_STATUSES:
+                raise BatchError(what)
+            if made >= max(1, attempts or self.settings.max_attempts):
+                raise BatchError(f"{what} after {made} attempt(s)")
+            usage.retried(kind)
+            if self.settings.batch_retry == "direct":
+                if prepare is not None:
+                    prepare()
+                result = self._run(kind, model, run, usage, attempts, slot_in_transport, material)
+                cache.put(kind, key, {"value": result.value, "usage": dict(result.usage)}, {"model": model, "repeat": repeat})
+                return result
+            attempt = made + 1
+        elif found is not None and found.state == "pending":
+            data = found.data
+            raise CallDeferred(
+                "batch", f"waiting in batch {data['batch']} ({data['status']}, {data['done']}/{data['total']} done)"
+            )
+        elif found is not None:
+            raise CallDeferred("batch", "queued for the next provider batch")
+        # Held until the batch returns (and never given back in this run): money committed to the provider.
+        self._reserve(model, material, batched=True)
+        if prepare is not None:
+            prepare()
+        book.enqueue(key, kind, model, batch.endpoint, batch.path, batch.body(), attempt)
+        again = f" (attempt {attempt})" if attempt > 1 else ""
+        raise CallDeferred("batch", f"queued for a provider batch{again}; submitted when this run ends")
 
     def _run(
         self,
@@ -190,8 +289,10 @@ class CallLayer:
         usage: Any,
         attempts: int | None,
         slot_in_transport: bool = False,
+        material: Mapping[str, Any] | None = None,
     ) -> CallResult:
         s = self.settings
+        reservation = self._reserve(model, material or {}, batched=False)
 
         def wait(state: RetryCallState) -> float:
             exc = state.outcome.exception() if state.outcome else None
@@ -224,12 +325,74 @@ class CallLayer:
             before_sleep=before_sleep,
             reraise=True,
         )
-        result: CallResult = retrying(attempt)
-        usage.book(kind, model, result.usage, s.prices, cached=False)
+        try:
+            result: CallResult = retrying(attempt)
+        except BaseException:
+            if reservation is not None:  # failed requests are not billed: give the hold back
+                self.budget.release(reservation)  # type: ignore[union-attr]
+            raise
+        cost = usage.book(kind, model, result.usage, s.prices, cached=False)
+        if reservation is not None:
+            self.budget.settle(reservation, cost)  # type: ignore[union-attr]
         return result
+
+    def _reserve(self, model: str, material: Mapping[str, Any], *, batched: bool) -> Reservation | None:
+        """Hold the call's estimated cost against --eval-max-cost; :class:`CallDeferred` when it does not fit."""
+        if self.budget is None:
+            return None
+        prices = self.settings.prices
+        multiplier = prices.batch_multiplier(model) if batched else 1.0
+        estimate = self.budget.estimate(model, prices, call_hint(material), multiplier)
+        if estimate is None:
+            raise ConfigError(f"--eval-max-cost: {model} has no price in --eval-prices, so no budget can be held for its calls")
+        reservation = self.budget.reserve(model, estimate, multiplier=multiplier)
+        if reservation is None:
+            state = self.budget.state()
+            raise CallDeferred(
+                "budget",
+                f"--eval-max-cost ${self.budget.limit:g} reached: ${state['spent']:.4f} spent, ${state['held']:.4f} held, "
+                f"next call of {model} ~${estimate:.4f}",
+            )
+        return reservation
+
+    def budget_state(self) -> dict[str, Any] | None:
+        return self.budget.state() if self.budget is not None else None
 
     def close(self) -> None:
         self.limit.close()
+
+
+_OUTPUT_TOKEN_KEYS = ("max_tokens", "max_completion_tokens", "max_output_tokens")
+
+
+def call_hint(material: Mapping[str, Any]) -> CallHint:
+    """What a call's key material tells of its size before it is made (for a first cost estimate).
+
+    Images in key material are named by their ``sha256:`` digest, so they are
+    counted, not measured as text; an images endpoint asks for ``n`` images (1 by default).
+    """
+    request = material.get("request", material)
+    images = 0
+
+    def text_size(value: Any) -> int:
+        nonlocal images
+        if isinstance(value, str):
+            if value.startswith("sha256:"):
+                images += 1
+                return 0
+            return len(value)
+        if isinstance(value, Mapping):
+            return sum(len(str(k)) + text_size(v) for k, v in value.items())
+        if isinstance(value, (list, tuple)):
+            return sum(text_size(v) for v in value)
+        return len(str(value))
+
+    chars = text_size(request)
+    params = request.get("params") if isinstance(request.get("params"), Mapping) else {}
+    settings = {**request, **params}
+    wanted = settings.get("n", 1) if str(request.get("endpoint", "")).startswith("images.") else 0
+    limit = next((settings[k] for k in _OUTPUT_TOKEN_KEYS if isinstance(settings.get(k), int)), None)
+    return CallHint(chars, images, int(wanted) if isinstance(wanted, int) else 1, limit)
 
 
 @contextlib.contextmanager

@@ -21,16 +21,23 @@ from typing import Any
 
 import yaml
 
-_COUNTS = ("calls", "failed", "cached", "retries", "input_tokens", "output_tokens", "images")
+# batched: calls answered inside a provider batch (also in calls); batch_failed: their failures (also in failed).
+_COUNTS = ("calls", "failed", "cached", "retries", "input_tokens", "output_tokens", "images", "batched", "batch_failed")
 # Token counts under the names the APIs use: Chat Completions, then Responses and Images.
 _INPUT_KEYS = ("prompt_tokens", "input_tokens")
 _OUTPUT_KEYS = ("completion_tokens", "output_tokens")
-_PRICE_KEYS = ("input_per_million", "output_per_million", "per_image", "per_call")
+_PRICE_KEYS = ("input_per_million", "output_per_million", "per_image", "per_call", "batch_multiplier")
+# What a request answered inside a provider batch costs, as a share of its direct price (OpenAI, Anthropic
+# and Gemini all sell batches at half price); a model's own ``batch_multiplier`` overrides it.
+DEFAULT_BATCH_MULTIPLIER = 0.5
 
 
 @dataclass(frozen=True)
 class Prices:
-    """USD per million input/output tokens, per image and per call, by model name (``openai:gpt-4o``)."""
+    """USD per million input/output tokens, per image and per call, by model name (``openai:gpt-4o``).
+
+    ``batch_multiplier`` (default 0.5) is the share of those prices a request answered inside a provider batch costs.
+    """
 
     table: Mapping[str, Mapping[str, float]] = field(default_factory=dict)
 
@@ -50,16 +57,20 @@ class Prices:
                 raise ValueError(f"{path}: prices of {model!r} must be numbers, got {prices!r}") from None
         return cls(table)
 
-    def cost(self, model: str, input_tokens: int, output_tokens: int, images: int) -> float | None:
+    def cost(self, model: str, input_tokens: int, output_tokens: int, images: int, *, batched: bool = False) -> float | None:
         price = self.table.get(model)
         if price is None:
             return None
-        return (
+        direct = (
             input_tokens * price.get("input_per_million", 0.0) / 1e6
             + output_tokens * price.get("output_per_million", 0.0) / 1e6
             + images * price.get("per_image", 0.0)
             + price.get("per_call", 0.0)
         )
+        return direct * self.batch_multiplier(model) if batched else direct
+
+    def batch_multiplier(self, model: str) -> float:
+        return float(self.table.get(model, {}).get("batch_multiplier", DEFAULT_BATCH_MULTIPLIER))
 
 
 def _tokens(usage: Mapping[str, Any], keys: tuple[str, ...]) -> int:
@@ -96,31 +107,38 @@ class CaseUsage:
     def _kind(self, kind: str) -> dict[str, Any]:
         return self.kinds.setdefault(kind, _empty())
 
-    def book(self, kind: str, model: str, usage: Mapping[str, Any], prices: Prices, *, cached: bool) -> None:
+    def book(
+        self, kind: str, model: str, usage: Mapping[str, Any], prices: Prices, *, cached: bool, batched: bool = False
+    ) -> float | None:
+        """Count one call; its cost (None: cached, or the model has no price)."""
         with self._lock:
             entry = self._kind(kind)
             if cached:
                 entry["cached"] += 1
-                return
+                return None
             inputs, outputs = _tokens(usage, _INPUT_KEYS), _tokens(usage, _OUTPUT_KEYS)
             images = int(usage.get("images", 0) or 0)
             entry["calls"] += 1
+            entry["batched"] += int(batched)
             entry["input_tokens"] += inputs
             entry["output_tokens"] += outputs
             entry["images"] += images
-            cost = prices.cost(model, inputs, outputs, images)
+            cost = prices.cost(model, inputs, outputs, images, batched=batched)
             if cost is None:
                 if model not in entry["unpriced"]:
                     entry["unpriced"].append(model)
             else:
                 entry["cost"] += cost
+            return cost
 
-    def failed_request(self, kind: str) -> None:
+    def failed_request(self, kind: str, *, batched: bool = False) -> None:
         """A request that brought no usable reply (an error status, a timeout, a rejected reply): still a call."""
         with self._lock:
             entry = self._kind(kind)
             entry["calls"] += 1
             entry["failed"] += 1
+            entry["batched"] += int(batched)
+            entry["batch_failed"] += int(batched)
 
     def retried(self, kind: str) -> None:
         with self._lock:
@@ -155,6 +173,20 @@ def usage_scope(usage: CaseUsage | None = None) -> Iterator[CaseUsage]:
         yield book
     finally:
         _current.reset(token)
+
+
+def merge_usage(first: Mapping[str, Any], second: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
+    """Two case usages (``CaseUsage.as_dict()``) added up, kind by kind (a case evaluated in several rounds)."""
+    merged: dict[str, dict[str, Any]] = {}
+    for usage in (first, second):
+        for kind, v in usage.items():
+            entry = merged.setdefault(kind, _empty())
+            for key in _COUNTS:
+                entry[key] += int(v.get(key, 0))
+            entry["seconds"] = round(entry["seconds"] + float(v.get("seconds", 0.0)), 6)
+            entry["cost"] = round(math.fsum((entry["cost"], float(v.get("cost", 0.0)))), 8)
+            entry["unpriced"] = sorted(set(entry["unpriced"]) | set(v.get("unpriced", ())))
+    return dict(sorted(merged.items()))
 
 
 def total_usage(records: Iterable[Mapping[str, Any]]) -> dict[str, Any]:

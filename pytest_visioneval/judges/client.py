@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     import openai
 
+from ..calls.batch_request import BatchRequest, Endpoint, sdk_reply
 from ..calls.layer import (
     DEFAULT_BASE_URL,
     DIRECT,
@@ -88,8 +89,10 @@ class JudgeClient:
         client_factory: Callable[[], openai.OpenAI] | None = None,
         endpoint: str | None = None,
         slots_in_transport: bool = False,  # the client's HTTP transport takes the concurrency slot
+        batch_endpoint: Endpoint | None = None,  # where provider batches go (--eval-batch); None: never batched
     ):
         self.model = model
+        self._batch_endpoint = batch_endpoint
         self._client = LazyClient(client_factory, client)
         self._slots_in_transport = slots_in_transport
         self.settings = settings
@@ -177,11 +180,7 @@ class JudgeClient:
             self._client.get()
             sent.append(with_image_data(messages, request.parts, self.settings.max_side))
 
-        def run() -> CallResult:
-            with readable_reply():
-                response = api_reply(
-                    self.client.chat.completions.create(**{**kwargs, "messages": sent[-1]}), "a chat completion", "choices"
-                )
+        def reply_result(response: Any) -> CallResult:
             text = response.choices[0].message.content if response.choices else None
             try:
                 data = parse_reply(text, request.schema)
@@ -192,6 +191,21 @@ class JudgeClient:
             # Cached with the reply: a warm run still knows which model answered.
             return CallResult({"reply": data, "served_by": getattr(response, "model", None)}, usage)
 
+        def run() -> CallResult:
+            with readable_reply():
+                response = api_reply(
+                    self.client.chat.completions.create(**{**kwargs, "messages": sent[-1]}), "a chat completion", "choices"
+                )
+            return reply_result(response)
+
+        def parse(reply: Any) -> CallResult:
+            from openai.types.chat import ChatCompletion
+
+            return reply_result(sdk_reply(ChatCompletion, reply))
+
+        batch = None
+        if self._batch_endpoint is not None:
+            batch = BatchRequest(self._batch_endpoint, "/v1/chat/completions", lambda: {**kwargs, "messages": sent[-1]}, parse)
         attempts = self.settings.max_retries + 1
         material = {"endpoint": "chat.completions", "base_url": self.endpoint, **kwargs}
         try:
@@ -204,6 +218,7 @@ class JudgeClient:
                 attempts=attempts,
                 prepare=prepare,
                 slot_in_transport=self._slots_in_transport,
+                batch=batch,
             )
         except UnreadableReply as exc:
             raise GraderError(f"judge {self.name}: {exc}") from exc
@@ -241,7 +256,17 @@ def create_judges(specs: tuple[str, ...], settings: JudgeSettings) -> tuple[Judg
             raise GraderError(f"no API key for the judge: set the environment variable {settings.api_key_env}")
         base_url = settings.base_url or os.environ.get("OPENAI_BASE_URL") or DEFAULT_BASE_URL
         factory = _client_factory(key, base_url, settings)
-        judges.append(JudgeClient(model, None, settings, client_factory=factory, endpoint=base_url, slots_in_transport=True))
+        judges.append(
+            JudgeClient(
+                model,
+                None,
+                settings,
+                client_factory=factory,
+                endpoint=base_url,
+                slots_in_transport=True,
+                batch_endpoint=Endpoint(base_url, settings.api_key_env),
+            )
+        )
     return tuple(judges)
 
 

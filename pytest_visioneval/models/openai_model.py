@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     import openai
 
 from ..artifacts import Artifact, ModelOutput, mime_for
+from ..calls.batch_request import BatchRequest, Endpoint, sdk_reply
 from ..calls.cache import digest
 from ..calls.layer import (
     DEFAULT_BASE_URL,
@@ -60,6 +61,7 @@ class OpenAIModel:
         client_factory: Callable[[], openai.OpenAI] | None = None,
         endpoint: str | None = None,
         slots_in_transport: bool = False,  # the client's HTTP transport takes the concurrency slot
+        batch_endpoint: Endpoint | None = None,  # where provider batches go (--eval-batch); None: never batched
     ):
         if api not in ("chat", "responses"):
             raise ModelError(f"unknown API {api!r} for text tasks; use 'chat' or 'responses'")
@@ -73,6 +75,7 @@ class OpenAIModel:
         self.calls = calls or DIRECT
         self.attempts = attempts
         self.endpoint = endpoint_label(endpoint or str(client.base_url if client is not None else ""))
+        self._batch_endpoint = batch_endpoint
 
     @property
     def client(self) -> openai.OpenAI:
@@ -110,6 +113,7 @@ class OpenAIModel:
             client_factory=client,
             endpoint=base_url,
             slots_in_transport=True,
+            batch_endpoint=Endpoint(base_url, settings.api_key_env),
         )
 
     def generate(self, case: CaseSpec, params: Mapping[str, Any]) -> ModelOutput:
@@ -143,8 +147,18 @@ class OpenAIModel:
             return ModelError(f"{self.name}: cannot reach the API ({exc.__cause__ or exc})")
         return ModelError(f"{self.name}: {exc}")
 
-    def _call(self, endpoint: str, key: Mapping[str, Any], run: Callable[[], CallResult]) -> Any:
+    def _call(
+        self,
+        endpoint: str,
+        key: Mapping[str, Any],
+        run: Callable[[], CallResult],
+        batch: tuple[str, Callable[[], Mapping[str, Any]], Callable[[Mapping[str, Any]], CallResult]] | None = None,
+    ) -> Any:
+        """``batch``: (API path, body maker, reply parser) for sending the call in a provider batch."""
         material = {"endpoint": endpoint, "base_url": self.endpoint, "model": self.model, **key}
+        batched = None
+        if batch is not None and self._batch_endpoint is not None:
+            batched = BatchRequest(self._batch_endpoint, *batch)
         return self.calls.call(
             "model",
             self.name,
@@ -153,6 +167,7 @@ class OpenAIModel:
             attempts=self.attempts,
             prepare=self._client.get,
             slot_in_transport=self._slots_in_transport,
+            batch=batched,
         ).value
 
     # -- images -----------------------------------------------------------
@@ -164,8 +179,16 @@ class OpenAIModel:
                 response = call(model=self.model, prompt=case.prompt or "", **_split_params(call, params))
             return self._image_result(response)
 
+        def body() -> dict[str, Any]:
+            return {"model": self.model, "prompt": case.prompt or "", **params}
+
+        def parse(reply: Mapping[str, Any]) -> CallResult:
+            from openai.types import ImagesResponse
+
+            return self._image_result(sdk_reply(ImagesResponse, reply))
+
         key = {"prompt": case.prompt or "", "params": dict(params)}
-        value = self._call("images.generate", key, run)
+        value = self._call("images.generate", key, run, ("/v1/images/generations", body, parse))
         return ModelOutput(_artifacts(value), params=dict(params), usage=value["usage"])
 
     def _edit_image(self, case: CaseSpec, params: Mapping[str, Any]) -> ModelOutput:
@@ -182,13 +205,26 @@ class OpenAIModel:
                 response = call(model=self.model, prompt=case.prompt or "", image=image, **kwargs)
             return self._image_result(response)
 
+        def body() -> dict[str, Any]:
+            # A batch line is JSON: the edit's images travel as data URLs (the JSON form of the edits endpoint).
+            request: dict[str, Any] = {"model": self.model, "prompt": case.prompt or "", **params}
+            request["images"] = [{"image_url": _file_data_url(f)} for f in images]
+            if mask is not None:
+                request["mask"] = {"image_url": _file_data_url(mask)}
+            return request
+
+        def parse(reply: Mapping[str, Any]) -> CallResult:
+            from openai.types import ImagesResponse
+
+            return self._image_result(sdk_reply(ImagesResponse, reply))
+
         key = {
             "prompt": case.prompt or "",
             "params": dict(params),
             "image": [_file_key(f) for f in images],
             "mask": _file_key(mask) if mask is not None else None,
         }
-        value = self._call("images.edit", key, run)
+        value = self._call("images.edit", key, run, ("/v1/images/edits", body, parse))
         return ModelOutput(_artifacts(value), params=dict(params), usage=value["usage"])
 
     def _image_result(self, response: Any) -> CallResult:
@@ -238,7 +274,20 @@ class OpenAIModel:
                 response = call(model=self.model, **request, **_split_params(call, params))
             return self._text_result(response)
 
-        value = self._call(endpoint, {**request, "params": dict(params)}, run)
+        def body() -> dict[str, Any]:
+            return {"model": self.model, **request, **params}
+
+        def parse(reply: Mapping[str, Any]) -> CallResult:
+            if self.api == "responses":
+                from openai.types.responses import Response
+
+                return self._text_result(sdk_reply(Response, reply))
+            from openai.types.chat import ChatCompletion
+
+            return self._text_result(sdk_reply(ChatCompletion, reply))
+
+        path = "/v1/responses" if self.api == "responses" else "/v1/chat/completions"
+        value = self._call(endpoint, {**request, "params": dict(params)}, run, (path, body, parse))
         return ModelOutput((Artifact("reply.md", value["text"].encode("utf-8")),), params=dict(params), usage=value["usage"])
 
     def _text_result(self, response: Any) -> CallResult:
@@ -286,6 +335,11 @@ def _split_params(call: Callable[..., Any], params: Mapping[str, Any]) -> dict[s
 
 def _file(path: Path) -> tuple[str, bytes, str]:
     return (path.name, path.read_bytes(), mime_for(path.name))
+
+
+def _file_data_url(file: tuple[str, bytes, str]) -> str:
+    _, data, mime = file
+    return f"data:{mime};base64,{base64.b64encode(data).decode()}"
 
 
 def _data_url(path: Path) -> str:

@@ -15,6 +15,7 @@ from ..calls.cache import MODES
 from ..calls.layer import CallLayer, CallSettings
 from ..calls.usage import Prices
 from ..errors import ConfigError
+from .batch_options import add_batch_options, build_batch_options
 from .options import GROUP, Settings, option_pair, option_path, option_value
 
 call_layer_key = pytest.StashKey[CallLayer]()
@@ -49,6 +50,7 @@ def add_call_options(parser: pytest.Parser) -> None:
         "YAML/JSON file of prices per model (input_per_million, output_per_million, per_image, per_call) for cost totals",
         metavar="FILE",
     )
+    add_batch_options(parser)
 
 
 def build_call_settings(config: pytest.Config, settings: Settings, run_folder: Path) -> CallSettings:
@@ -88,6 +90,7 @@ def _build(config: pytest.Config, settings: Settings, run_folder: Path) -> CallS
             prices = Prices.load(prices_path)
         except (OSError, ValueError) as exc:
             raise ConfigError(f"--eval-prices: {exc}") from None
+    batch = build_batch_options(config, Path(settings.output_dir), mode)
     return CallSettings(
         concurrency=concurrency,
         max_attempts=settings.model_settings.max_retries + 1,
@@ -96,6 +99,13 @@ def _build(config: pytest.Config, settings: Settings, run_folder: Path) -> CallS
         slots_dir=run_folder / ".slots",
         prices=prices,
         wait_timeout=wait_timeout,
+        batch_kinds=batch.kinds,
+        batch_dir=batch.dir,
+        batch_retry=batch.retry,
+        batch_wait=batch.wait,
+        batch_poll=batch.poll,
+        max_cost=batch.max_cost,
+        budget_path=run_folder / ".budget.json",
     )
 
 

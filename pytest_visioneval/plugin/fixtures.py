@@ -140,9 +140,11 @@ def visioneval_pipeline(request: pytest.FixtureRequest, visioneval_settings: Set
         ahead.append((item.nodeid, case))
         item_environments[item.nodeid] = environments[label]
     exchange = None
+    session_folder = store.root / store.run_id / ".exchange" / config.stash[session_token_key]
     if hasattr(config, "workerinput") and concurrency is not None:
         # This session's own: a run reusing the run id later never reads these outcomes.
-        exchange = store.root / store.run_id / ".exchange" / config.stash[session_token_key]
+        exchange = session_folder
+    ready = _batch_rounds(config, session_folder, ahead, item_environments, concurrency)
     pipeline = CasePipeline(
         environments.get(first) or next(iter(environments.values())),
         ahead,
@@ -150,9 +152,36 @@ def visioneval_pipeline(request: pytest.FixtureRequest, visioneval_settings: Set
         exchange,
         wait_timeout=call_settings.wait_timeout,
         environments=item_environments,
+        ready=ready,
     )
     yield pipeline
     pipeline.close()
+
+
+def _batch_rounds(
+    config: pytest.Config,
+    session_folder: Any,
+    cases: list[tuple[str, CaseSpec]],
+    environments: dict[str, Environment],
+    concurrency: int | None,
+) -> dict[str, dict[str, Any]]:
+    """With --eval-batch-wait: run the batch rounds (one worker for the whole run) before the cases run."""
+    layer = config.stash[call_layer_key]
+    if layer.batches is None or layer.settings.batch_wait is None:
+        return {}
+    from ..run.batch_rounds import evaluate_in_rounds, one_worker_at_a_time, publish, published
+
+    reporter = config.pluginmanager.get_plugin("terminalreporter")
+
+    def say(line: str) -> None:
+        if reporter is not None:
+            reporter.write_line(f"visioneval: {line}")
+
+    with one_worker_at_a_time(session_folder) as first:
+        if first:
+            jobs = [(nodeid, case, environments[nodeid]) for nodeid, case in cases]
+            publish(evaluate_in_rounds(jobs, layer, 2 * (concurrency or 4), say), session_folder)
+    return published([nodeid for nodeid, _ in cases], session_folder)
 
 
 @pytest.fixture
@@ -210,6 +239,10 @@ def visioneval_evaluation(
     if outcome["error"]:
         record["error"] = outcome["error"]
         pytest.fail(record["error"], pytrace=False)
+    if outcome.get("not_evaluated"):
+        # Neither a pass nor an error: the call waits in a provider batch, or the budget is spent.
+        record["not_evaluated"] = outcome["not_evaluated"]
+        pytest.skip(f"not evaluated ({outcome['not_evaluated']['reason']}): {outcome['not_evaluated']['detail']}")
     if "repeats" in outcome:
         record["repeats"] = outcome["repeats"]
         record["flaky_gates"] = outcome["flaky_gates"]

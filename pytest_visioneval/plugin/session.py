@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 
 from ..calls.usage import judge_provenance, total_usage
+from ..errors import VisionEvalError
 from ..report import results_json, terminal
 from ..results.aggregate import aggregate, benchmark_scores
 from ..results.agreement import run_agreement
@@ -26,6 +27,7 @@ from ..results.mutation import mutation_summary
 from ..results.per_model import baseline_deltas, baseline_for, evaluate_per_model, flat_benchmarks, labels_of, model_sections
 from ..results.thresholds import ThresholdResult, evaluate_thresholds, file_thresholds
 from ..results.verdict import Verdict, decide, run_warnings
+from .call_options import call_layer_key
 from .ci_options import CiSettings
 from .items import is_case_file
 from .model_choices import split_item_name
@@ -55,6 +57,9 @@ class EvalSession:
         self.collection_errors = 0
         self.expected: list[str] = []  # node ids of the case items meant to run (after -k, -m, shards)
         self.incomplete: dict[str, Any] | None = None
+        self.not_evaluated: dict[str, Any] | None = None  # cases whose calls wait in batches or hit the budget
+        self.batches: dict[str, Any] | None = None  # with --eval-batch: the batches' state after this run
+        self.budget: dict[str, Any] | None = None  # with --eval-max-cost: the run's spending against it
 
     def pytest_collection_finish(self, session: pytest.Session) -> None:
         # After every plugin's deselection (-k, -m, shards and --lf, whose wrapper deselects after the other hooks).
@@ -106,6 +111,7 @@ class EvalSession:
     @pytest.hookimpl(tryfirst=True)
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
         records = sorted(self.records.values(), key=lambda r: (r["uid"], r["nodeid"]))
+        batch_problems = self._settle_calls(records)
         confidence, policy = self.ci.confidence, {"on": self.ci.threshold_on, "inconclusive": self.ci.inconclusive}
         self.aggregates = aggregate(records, confidence)
         self.usage = total_usage(records)
@@ -130,11 +136,16 @@ class EvalSession:
                     only_suites_in_after=True,
                     confidence=confidence,
                 )
+        if self.not_evaluated is not None:
+            # Over part of the cases, thresholds and the baseline would judge a run that has not happened yet.
+            results, self.deltas = [], []
         regressed = [describe(d) for d in regressions(self.deltas)]
         self.incomplete = self._incompleteness(session, int(exitstatus))
         why = None
         if self.incomplete is not None:
             why = f"{self.incomplete['reason']}; {len(self.incomplete['not_run'])} of {len(self.expected)} case(s) did not run"
+        if self.not_evaluated is not None:
+            why = "; ".join(filter(None, (why, self.not_evaluated["summary"])))
         calibration, label_warnings = self._agreement_with_labels(records, confidence)
         self.verdict = decide(
             int(session.exitstatus),
@@ -147,10 +158,12 @@ class EvalSession:
         )
         warnings = run_warnings(self.aggregates, self.benchmarks, bool(self.settings.judges))
         judges = judge_provenance(records)
-        warnings += self._sampling_warnings(judges) + label_warnings
+        warnings += self._sampling_warnings(judges) + label_warnings + batch_problems
         if baseline is not None:  # a changed judge can move scores that the model did not
             warnings += [f"against the baseline: {c}" for c in judge_changes(baseline.get("judges") or {}, judges)]
         self.verdict = dataclasses.replace(self.verdict, warnings=tuple(warnings))
+        if self.not_evaluated is not None and self.verdict.exit_status == 0:
+            self.verdict = dataclasses.replace(self.verdict, exit_status=EXIT_NOT_EVALUATED)
         session.exitstatus = self.verdict.exit_status
         self._report_run_checks(session, [t for t in results if not t.passed], regressed, calibration)
         if self.settings.results_path is not None or self.ci.report is not None:
@@ -166,6 +179,7 @@ class EvalSession:
                 self.models,
                 self.agreement,
                 judges,
+                calls={"not_evaluated": self.not_evaluated, "batches": self.batches, "budget": self.budget},
             )
             if self.settings.results_path is not None:
                 results_json.write(self.settings.results_path, document)
@@ -173,6 +187,27 @@ class EvalSession:
                 from ..report.html_report import write_html_report
 
                 write_html_report(document, self.ci.report, embed=self.ci.report_embed)
+
+    def _settle_calls(self, records: list[dict[str, Any]]) -> list[str]:
+        """Submit what the run queued for provider batches; note which cases were not evaluated and why.
+
+        Returns problems to warn about (a batch that could not be submitted or read).
+        """
+        layer = self.config.stash.get(call_layer_key, None)
+        problems: list[str] = []
+        if layer is not None and layer.batches is not None:
+            try:
+                layer.batches.submit_queue()
+            except VisionEvalError:
+                pass  # kept in the book's problems, reported below
+            self.batches = layer.batches.overview()
+            problems += [f"batches: {p}" for p in self.batches["problems"]]
+        if layer is not None and layer.budget is not None:
+            self.budget = layer.budget_state()
+        waiting = [r for r in records if r.get("not_evaluated")]
+        if waiting:
+            self.not_evaluated = not_evaluated_section(waiting, self.batches)
+        return problems
 
     def _agreement_with_labels(self, records: list[dict[str, Any]], confidence: float) -> tuple[list[str], list[str]]:
         """With --eval-labels: the judges against the people (kept for the report), and what fails the run or warns.
@@ -294,6 +329,9 @@ class EvalSession:
         if self.incomplete is not None:
             for line in terminal.incomplete_lines(self.incomplete, len(self.expected)):
                 terminalreporter.write_line(line, red=True)
+        if self.not_evaluated is not None:
+            for line in terminal.not_evaluated_lines(self.not_evaluated):
+                terminalreporter.write_line(line, yellow=True)
         if mode == "full":
             for line in terminal.render(self.aggregates, self.verdict, with_verdict=False, models=self.models):
                 terminalreporter.write_line(line)
@@ -309,6 +347,9 @@ class EvalSession:
         if self.usage.get("kinds") and mode != "none":
             terminalreporter.write_line("")
             for line in terminal.usage_lines(self.usage):
+                terminalreporter.write_line(line)
+        if (self.batches or self.budget) and mode != "none":
+            for line in terminal.batch_and_budget_lines(self.batches, self.budget):
                 terminalreporter.write_line(line)
         if self.benchmarks and mode == "full":
             terminalreporter.write_line("")
@@ -348,6 +389,30 @@ class EvalSession:
 
 
 RUN_CHECKS_NODEID = "visioneval::thresholds"
+# The exit status of a run where nothing failed but some cases are not evaluated yet (their calls wait in
+# provider batches, or the budget ran out): not a pass, and told apart from a failure (1).
+EXIT_NOT_EVALUATED = 6
+
+
+def not_evaluated_section(records: list[dict[str, Any]], batches: dict[str, Any] | None) -> dict[str, Any]:
+    """Which cases were not evaluated and why, with the one-line summary the verdict gives."""
+    cases = [
+        {"nodeid": r["nodeid"], "uid": r["uid"], "model": r.get("model"), **r["not_evaluated"]}
+        for r in sorted(records, key=lambda r: r["nodeid"])
+    ]
+    by_reason: dict[str, int] = {}
+    for case in cases:
+        by_reason[case["reason"]] = by_reason.get(case["reason"], 0) + 1
+    parts = []
+    if by_reason.get("batch"):
+        open_ = len((batches or {}).get("open", []))
+        parts.append(
+            f"{by_reason['batch']} case(s) wait on provider batches ({open_} open); run the same command again to "
+            "collect their replies, or add --eval-batch-wait"
+        )
+    if by_reason.get("budget"):
+        parts.append(f"{by_reason['budget']} case(s) not evaluated: --eval-max-cost reached")
+    return {"cases": cases, "by_reason": by_reason, "summary": "NOT EVALUATED: " + "; ".join(parts)}
 
 
 def _junit_writer(config: pytest.Config) -> Any:

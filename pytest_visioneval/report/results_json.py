@@ -74,6 +74,7 @@ def build(
     models: Mapping[str, Mapping[str, Any]] | None = None,
     agreement: Mapping[str, Any] | None = None,
     judges: Mapping[str, Any] | None = None,
+    calls: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
     """The document; ``models`` (label -> aggregates, benchmarks, usage) for a run of several models."""
     document: dict[str, Any] = {
@@ -101,6 +102,8 @@ def build(
         "thresholds": [t.as_dict() for t in verdict.thresholds],
         "exit": {"status": verdict.exit_status, "reasons": list(verdict.reasons), "warnings": list(verdict.warnings)},
     }
+    # Cases not evaluated (batches, budget), the provider batches and the budget: present only when they apply.
+    document.update({name: value for name, value in (calls or {}).items() if value is not None})
     if models:
         # Several models: each one's numbers apart; the top-level aggregates count every case of the run,
         # and the top-level benchmarks are each model's, keyed "protocol [label]".

@@ -132,11 +132,19 @@ def usage_lines(usage: Mapping[str, Any]) -> list[str]:
     for kind, v in [*usage["kinds"].items(), ("total", usage["total"])]:
         cost = f"${v['cost']:.4f}" if not v["unpriced"] else f"${v['cost']:.4f} + unpriced ({', '.join(v['unpriced'])})"
         lines.append(
-            f"  {kind}: {v['calls']} calls ({v.get('failed', 0)} failed), {v['cached']} cached, {v['retries']} retries; "
+            f"  {kind}: {v['calls']} calls ({v.get('failed', 0)} failed{_batched(v)}), "
+            f"{v['cached']} cached, {v['retries']} retries; "
             f"{v['input_tokens']} input / {v['output_tokens']} output tokens, {v['images']} images; "
             f"{v['seconds']:.1f} s in requests; cost {cost}"
         )
     return lines
+
+
+def _batched(v: Mapping[str, Any]) -> str:
+    if not v.get("batched"):
+        return ""
+    failed = f", {v['batch_failed']} of them failed" if v.get("batch_failed") else ""
+    return f"; {v['batched']} in provider batches at batch prices{failed}"
 
 
 def benchmark_lines(benchmarks: Mapping[str, Any]) -> list[str]:
@@ -173,6 +181,38 @@ def incomplete_lines(incomplete: Mapping[str, Any], expected: int, shown: int = 
         )
     lines.append("  the scores below are over the cases that ran; the results JSON lists every case not run")
     return lines
+
+
+def not_evaluated_lines(section: Mapping[str, Any], shown: int = 5) -> list[str]:
+    """Cases not evaluated yet (batches) or at all (budget): not passes, not errors; the summary says which."""
+    lines = [section["summary"]]
+    for reason in sorted(section["by_reason"]):
+        cases = [c for c in section["cases"] if c["reason"] == reason]
+        names = ", ".join(c["uid"] + (f"[{c['model']}]" if c.get("model") else "") for c in cases[:shown])
+        more = f" (+{len(cases) - shown} more)" if len(cases) > shown else ""
+        lines.append(f"  {reason}: {names}{more}")
+    lines.append("  the scores below are over the evaluated cases only; thresholds and the baseline are not checked")
+    return lines
+
+
+def batch_and_budget_lines(batches: Mapping[str, Any] | None, budget: Mapping[str, Any] | None) -> list[str]:
+    """Where the provider batches stand, and the run's cost against its budget."""
+    lines: list[str] = []
+    if batches:
+        open_, ended = batches.get("open", []), batches.get("ended", [])
+        lines.append(
+            f"provider batches ({batches['dir']}): {len(open_)} open, {len(ended)} ended, "
+            f"{batches.get('queued', 0)} request(s) queued"
+        )
+        for batch in open_:
+            counts = batch.get("counts") or {}
+            done = int(counts.get("completed", 0)) + int(counts.get("failed", 0))
+            lines.append(f"  {batch['id']}: {batch['status']}, {done}/{batch['requests']} done ({', '.join(batch['kinds'])})")
+    if budget:
+        held = f" + ~${budget['held']:.4f} committed to batches" if budget.get("held") else ""
+        stop = f"; stopped: {budget['refused']} call(s) refused" if budget.get("exhausted") else ""
+        lines.append(f"budget: ${budget['spent']:.4f}{held} spent of ${budget['limit']:.4f}{stop}")
+    return [""] + lines if lines else []
 
 
 def threshold_lines(verdict: Verdict) -> list[str]:

@@ -4,7 +4,9 @@ The job returns a plain JSON outcome (what the case's record needs, plus the
 evaluation itself), so the same outcome can be made in a background thread or
 by another xdist worker and handed over through a file (see :mod:`pipeline`).
 Errors the project raises (:class:`VisionEvalError`) become the outcome's
-``error``; anything else is a bug and is reported as an error naming it.
+``error``; anything else is a bug and is reported as an error naming it. A call
+deliberately not made (it waits in a provider batch, or the budget is spent)
+makes the outcome ``not_evaluated``, with the reason.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from ..artifacts import Artifact
+from ..calls.deferred import CallDeferred
 from ..calls.layer import case_repeat
 from ..calls.usage import usage_scope
 from ..cases.spec import CaseSpec
@@ -37,6 +40,8 @@ def evaluate_case(case: CaseSpec, env: Environment) -> dict[str, Any]:
     with usage_scope() as usage:
         try:
             outcome.update(_evaluate(case, env, outcome))
+        except CallDeferred as exc:
+            outcome["not_evaluated"] = {"reason": exc.reason, "detail": exc.detail}
         except VisionEvalError as exc:
             outcome["error"] = f"{type(exc).__name__}: {exc}" + (
                 f" (repeat {outcome['_repeat']} of {env.repeats})" if env.repeats > 1 else ""

@@ -67,11 +67,14 @@ class CasePipeline:
         stale_after: float = STALE_AFTER_SECONDS,
         wait_timeout: float = WAIT_TIMEOUT_SECONDS,
         environments: Mapping[str, Environment] | None = None,
+        ready: Mapping[str, dict[str, Any]] | None = None,
     ):
         """``cases``: (nodeid, case) of the session's items, in collection order, that may be run ahead.
 
         ``environments``: nodeid -> the environment of that item, where it is not ``env`` (a run of
         several models: each item is evaluated with its own model);
+
+        ``ready``: nodeid -> an outcome already made (by the batch rounds), handed out as is;
 
         ``stale_after``: seconds without a heartbeat after which a live claimer counts as stuck;
         ``wait_timeout``: the longest wait for another worker's outcome.
@@ -83,6 +86,7 @@ class CasePipeline:
         self.concurrency = concurrency
         self.exchange = exchange
         self._cases = dict(cases)
+        self._ready = dict(ready or {})
         self._order = [nodeid for nodeid, _ in cases]
         self._next = 0
         self._lock = threading.Lock()
@@ -108,6 +112,10 @@ class CasePipeline:
     # -- consuming ------------------------------------------------------------
     def outcome_for(self, nodeid: str, case: CaseSpec) -> dict[str, Any]:
         """The case's outcome: made ahead by this worker or another, or made now."""
+        with self._lock:
+            made = self._ready.pop(nodeid, None)
+        if made is not None:
+            return made
         if self._pool is None:
             return evaluate_case(case, self._env(nodeid))
         with self._lock:
@@ -194,7 +202,7 @@ class CasePipeline:
                     return
                 nodeid = self._order[self._next]
                 self._next += 1
-                if nodeid in self._futures or not self._claim(nodeid):
+                if nodeid in self._futures or nodeid in self._ready or not self._claim(nodeid):
                     continue
                 # Picked and registered under one lock: outcome_for never starts the same case meanwhile.
                 future = self._start(nodeid, self._cases[nodeid])

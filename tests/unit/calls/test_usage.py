@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from pytest_visioneval.calls.usage import CaseUsage, Prices, current_usage, total_usage, usage_scope
+from pytest_visioneval.calls.usage import CaseUsage, Prices, current_usage, merge_usage, total_usage, usage_scope
 
 PRICES_YAML = """\
 openai:gpt-4o:
@@ -147,6 +147,8 @@ def test_cached_calls_count_apart_and_cost_nothing(prices: Prices) -> None:
         "input_tokens": 0,
         "output_tokens": 0,
         "images": 0,
+        "batched": 0,
+        "batch_failed": 0,
         "seconds": 0.0,
         "cost": 0.0,
         "unpriced": [],
@@ -248,3 +250,25 @@ def test_total_usage_of_nothing() -> None:
     total = total_usage([])
     assert total["kinds"] == {}
     assert total["total"]["calls"] == 0 and total["total"]["cost"] == 0.0 and total["total"]["unpriced"] == []
+
+
+def test_a_batched_call_costs_its_batch_share_of_the_price(prices: Prices) -> None:
+    book = CaseUsage()
+    direct = book.book("model", "openai:gpt-4o", {"prompt_tokens": 1_000_000}, prices, cached=False)
+    batched = book.book("model", "openai:gpt-4o", {"prompt_tokens": 1_000_000}, prices, cached=False, batched=True)
+    assert direct is not None and batched == pytest.approx(direct * 0.5)
+    book.failed_request("model", batched=True)
+    entry = book.as_dict()["model"]
+    assert (entry["calls"], entry["batched"], entry["failed"], entry["batch_failed"]) == (3, 2, 1, 1)
+    assert entry["cost"] == pytest.approx(direct * 1.5)
+    own = Prices({"m": {"per_call": 1.0, "batch_multiplier": 0.25}})
+    assert own.cost("m", 0, 0, 0, batched=True) == pytest.approx(0.25)
+
+
+def test_usage_of_two_rounds_adds_up() -> None:
+    first = {"model": {"calls": 1, "batched": 1, "cost": 0.02, "seconds": 0.5, "unpriced": []}}
+    second = {"model": {"cached": 1, "unpriced": ["x"]}, "judge": {"calls": 1, "cost": 0.01, "unpriced": []}}
+    merged = merge_usage(first, second)
+    assert merged["model"]["calls"] == 1 and merged["model"]["cached"] == 1 and merged["model"]["batched"] == 1
+    assert merged["model"]["cost"] == pytest.approx(0.02) and merged["model"]["unpriced"] == ["x"]
+    assert merged["judge"]["calls"] == 1
