@@ -144,8 +144,6 @@ class EvalSession:
         why = None
         if self.incomplete is not None:
             why = f"{self.incomplete['reason']}; {len(self.incomplete['not_run'])} of {len(self.expected)} case(s) did not run"
-        if self.not_evaluated is not None:
-            why = "; ".join(filter(None, (why, self.not_evaluated["summary"])))
         calibration, label_warnings = self._agreement_with_labels(records, confidence)
         self.verdict = decide(
             int(session.exitstatus),
@@ -162,8 +160,10 @@ class EvalSession:
         if baseline is not None:  # a changed judge can move scores that the model did not
             warnings += [f"against the baseline: {c}" for c in judge_changes(baseline.get("judges") or {}, judges)]
         self.verdict = dataclasses.replace(self.verdict, warnings=tuple(warnings))
-        if self.not_evaluated is not None and self.verdict.exit_status == 0:
-            self.verdict = dataclasses.replace(self.verdict, exit_status=EXIT_NOT_EVALUATED)
+        if self.not_evaluated is not None:
+            status = self.verdict.exit_status or EXIT_NOT_EVALUATED
+            reasons = (*self.verdict.reasons, self.not_evaluated["summary"])
+            self.verdict = dataclasses.replace(self.verdict, exit_status=status, reasons=reasons)
         session.exitstatus = self.verdict.exit_status
         self._report_run_checks(session, [t for t in results if not t.passed], regressed, calibration)
         if self.settings.results_path is not None or self.ci.report is not None:

@@ -209,9 +209,9 @@ def batch_and_budget_lines(batches: Mapping[str, Any] | None, budget: Mapping[st
             done = int(counts.get("completed", 0)) + int(counts.get("failed", 0))
             lines.append(f"  {batch['id']}: {batch['status']}, {done}/{batch['requests']} done ({', '.join(batch['kinds'])})")
     if budget:
-        held = f" + ~${budget['held']:.4f} committed to batches" if budget.get("held") else ""
-        stop = f"; stopped: {budget['refused']} call(s) refused" if budget.get("exhausted") else ""
-        lines.append(f"budget: ${budget['spent']:.4f}{held} spent of ${budget['limit']:.4f}{stop}")
+        held = f", ~${budget['held']:.4f} held (in flight or committed to batches)" if budget.get("held") else ""
+        stop = f"; reached: {budget['refused']} call(s) refused" if budget.get("exhausted") else ""
+        lines.append(f"budget ${budget['limit']:.4f}: ${budget['spent']:.4f} spent{held}{stop}")
     return [""] + lines if lines else []
 
 

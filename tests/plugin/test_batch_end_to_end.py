@@ -12,8 +12,10 @@ import json
 from collections.abc import Iterator
 from typing import Any
 
+import jsonschema
 import pytest
 
+from pytest_visioneval.report.results_json import results_schema
 from pytest_visioneval.testing import FakeOpenAIServer
 from tests.conftest import read_json
 from tests.plugin.test_calls_end_to_end import GEN, JUDGE, MODEL, answers, case_of, suite_yaml
@@ -54,7 +56,9 @@ def run(pytester: pytest.Pytester, server: FakeOpenAIServer, out: str, *args: st
 
 
 def document(pytester: pytest.Pytester, out: str) -> dict[str, Any]:
-    return read_json(pytester.path / f"{out}.json")  # type: ignore[no-any-return]
+    doc: dict[str, Any] = read_json(pytester.path / f"{out}.json")
+    jsonschema.validate(doc, results_schema())
+    return doc
 
 
 def case_metrics(doc: dict[str, Any]) -> dict[str, dict[str, float]]:
@@ -210,7 +214,7 @@ def test_the_budget_stops_new_calls_at_the_right_point(pytester: pytest.Pytester
     assert doc["budget"]["spent"] == pytest.approx(0.2) and doc["budget"]["exhausted"]
     assert doc["usage"]["total"]["cost"] == pytest.approx(0.2)
     assert len(server.requests) == 8
-    result.stdout.fnmatch_lines(["*budget: $0.2000 spent of $0.2000; stopped*", "*--eval-max-cost reached*"])
+    result.stdout.fnmatch_lines(["*budget $0.2000: $0.2000 spent; reached: 6 call(s) refused*", "*--eval-max-cost reached*"])
 
 
 def test_a_budget_needs_prices_and_batching_needs_the_cache(pytester: pytest.Pytester, server: FakeOpenAIServer) -> None:
@@ -223,3 +227,24 @@ def test_a_budget_needs_prices_and_batching_needs_the_cache(pytester: pytest.Pyt
     refused = run(pytester, server, "nocache", "--eval-batch=both", "--eval-cache=off")
     assert refused.ret == 4
     refused.stderr.fnmatch_lines(["*--eval-batch needs the call cache*"])
+
+
+def test_a_judge_reply_that_fails_its_schema_is_asked_again_in_the_next_batch(
+    pytester: pytest.Pytester, server: FakeOpenAIServer
+) -> None:
+    setup_suite(pytester, 3)
+    assert run(pytester, server, "direct").ret == 0
+    server.reset()
+    # The first judge reply for case 2 is cut in half: not JSON. A direct run asks again at once; a batched one
+    # asks again in the next batch, showing the judge its rejected reply, and ends with the same scores.
+    server.truncate_replies(1, when=lambda request: request.path.endswith("/chat/completions") and case_of(request) == 2)
+    result = run(pytester, server, "reasked", "--eval-batch=judge", "--eval-batch-wait=60", "--eval-batch-poll=0.05")
+    assert result.ret == 0, result.stdout.str()[-3000:]
+    doc = document(pytester, "reasked")
+    assert case_metrics(doc) == case_metrics(document(pytester, "direct"))
+    judge = doc["usage"]["kinds"]["judge"]
+    assert (judge["calls"], judge["batched"], judge["batch_failed"]) == (4, 4, 1)
+    lines = [line for line in server.batch_lines if line.path.endswith("/chat/completions")]
+    assert sorted(case_of(line) for line in lines) == [1, 2, 2, 3]
+    assert [len(line.json["messages"]) for line in lines if case_of(line) == 2] == [2, 4]  # type: ignore[index]
+    assert len(server.batches) == 2
