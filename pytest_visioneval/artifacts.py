@@ -7,12 +7,14 @@ when, and the sha256 of each file, so an output can be traced and replayed.
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import hashlib
 import json
 import os
 import re
 import tempfile
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
@@ -95,6 +97,22 @@ def _umask() -> int:
     current = os.umask(0)
     os.umask(current)
     return current
+
+
+@contextlib.contextmanager
+def exclusive_lock(path: Path) -> Iterator[None]:
+    """Hold an exclusive ``flock`` on ``path`` (made if missing) for the block: one process at a time.
+
+    The file is opened afresh each time, so two threads of one process exclude each other too; the
+    kernel drops the lock if the process dies.
+    """
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o666)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)  # drops the lock
 
 
 def write_atomic(path: Path, data: bytes) -> None:

@@ -19,9 +19,7 @@ call's cache key.
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import json
-import os
 import threading
 import time
 from collections.abc import Callable, Iterator, Mapping
@@ -30,7 +28,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from ..artifacts import write_atomic
+from ..artifacts import exclusive_lock, write_atomic
 from ..errors import BatchError
 from .batch_provider import BatchProvider, OpenAIBatches
 from .batch_request import Endpoint
@@ -224,7 +222,7 @@ class BatchBook:
     def open_batches(self) -> list[dict[str, Any]]:
         return [_summary(r) for r in self._records() if not r.get("closed")]
 
-    def overview(self, since: float | None = None) -> dict[str, Any]:
+    def overview(self) -> dict[str, Any]:
         """Open batches, batches that ended, and requests still queued (for the results and the summary)."""
         records = self._records()
         return {
@@ -249,15 +247,8 @@ class BatchBook:
     @contextlib.contextmanager
     def _locked(self) -> Iterator[None]:
         """One process and one thread at a time changes the book."""
-        with self._thread_lock:
-            self.root.mkdir(parents=True, exist_ok=True)
-            fd = os.open(self.root / ".lock", os.O_RDWR | os.O_CREAT, 0o666)
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX)
-                yield
-            finally:
-                fcntl.flock(fd, fcntl.LOCK_UN)
-                os.close(fd)
+        with self._thread_lock, exclusive_lock(self.root / ".lock"):
+            yield
 
 
 def _read(path: Path) -> dict[str, Any] | None:

@@ -37,7 +37,6 @@ from __future__ import annotations
 
 import contextlib
 import copy
-import fcntl
 import json
 import math
 import os
@@ -49,7 +48,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..artifacts import write_atomic
+from ..artifacts import exclusive_lock, write_atomic
 from .usage import Prices
 
 # A token is about four characters of English text (OpenAI's rule of thumb); the
@@ -327,15 +326,11 @@ class BudgetLedger:
             if self.path is None:
                 yield self._memory
                 return
-            fd = os.open(self._lock_path, os.O_RDWR | os.O_CREAT, 0o666)
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX)
+            with exclusive_lock(self._lock_path):
                 data, repaired = self._read(self.path)
                 yield data
                 if write or repaired:
                     self._write(self.path, data)
-            finally:
-                os.close(fd)  # drops the flock
 
     def _read(self, path: Path) -> tuple[dict[str, Any], bool]:
         """The file's ledger, and whether it had to be set aside as damaged (the caller then saves a fresh one)."""

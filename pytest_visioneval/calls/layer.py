@@ -355,9 +355,6 @@ class CallLayer:
             )
         return reservation
 
-    def budget_state(self) -> dict[str, Any] | None:
-        return self.budget.state() if self.budget is not None else None
-
     def close(self) -> None:
         self.limit.close()
 

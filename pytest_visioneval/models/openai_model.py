@@ -182,13 +182,8 @@ class OpenAIModel:
         def body() -> dict[str, Any]:
             return {"model": self.model, "prompt": case.prompt or "", **params}
 
-        def parse(reply: Mapping[str, Any]) -> CallResult:
-            from openai.types import ImagesResponse
-
-            return self._image_result(sdk_reply(ImagesResponse, reply))
-
         key = {"prompt": case.prompt or "", "params": dict(params)}
-        value = self._call("images.generate", key, run, ("/v1/images/generations", body, parse))
+        value = self._call("images.generate", key, run, ("/v1/images/generations", body, self._image_reply))
         return ModelOutput(_artifacts(value), params=dict(params), usage=value["usage"])
 
     def _edit_image(self, case: CaseSpec, params: Mapping[str, Any]) -> ModelOutput:
@@ -213,19 +208,20 @@ class OpenAIModel:
                 request["mask"] = {"image_url": _file_data_url(mask)}
             return request
 
-        def parse(reply: Mapping[str, Any]) -> CallResult:
-            from openai.types import ImagesResponse
-
-            return self._image_result(sdk_reply(ImagesResponse, reply))
-
         key = {
             "prompt": case.prompt or "",
             "params": dict(params),
             "image": [_file_key(f) for f in images],
             "mask": _file_key(mask) if mask is not None else None,
         }
-        value = self._call("images.edit", key, run, ("/v1/images/edits", body, parse))
+        value = self._call("images.edit", key, run, ("/v1/images/edits", body, self._image_reply))
         return ModelOutput(_artifacts(value), params=dict(params), usage=value["usage"])
+
+    def _image_reply(self, reply: Mapping[str, Any]) -> CallResult:
+        """An images reply that came back inside a provider batch."""
+        from openai.types import ImagesResponse
+
+        return self._image_result(sdk_reply(ImagesResponse, reply))
 
     def _image_result(self, response: Any) -> CallResult:
         """Check the reply inside the call, so a bad one is an error and never cached."""

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -160,7 +161,7 @@ def visioneval_pipeline(request: pytest.FixtureRequest, visioneval_settings: Set
 
 def _batch_rounds(
     config: pytest.Config,
-    session_folder: Any,
+    session_folder: Path,
     cases: list[tuple[str, CaseSpec]],
     environments: dict[str, Environment],
     concurrency: int | None,

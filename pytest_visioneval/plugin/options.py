@@ -6,7 +6,6 @@ the command line wins. The settings object lives in ``config.stash``.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -22,6 +21,7 @@ from ..models.base import ModelSettings
 from ..models.registry import available_providers
 from ..results.thresholds import parse_threshold
 from .model_choices import ModelChoice, parse_model_choices
+from .option_values import option_path, option_value
 from .regrade import regrade_models
 
 GROUP = "visioneval"
@@ -271,26 +271,6 @@ def build_settings(config: pytest.Config) -> Settings:
         return _build(config)
     except ConfigError as exc:
         raise pytest.UsageError(f"pytest-visioneval: {exc}") from None
-
-
-def option_value(config: pytest.Config, name: str) -> Any:
-    """The command-line value of ``name`` if given, else the ini value, else None."""
-    cli = config.getoption(name, default=None)
-    if cli not in (None, []):
-        return cli
-    ini = config.getini(name)
-    return ini if ini not in ("", []) else None
-
-
-def option_path(config: pytest.Config, name: str, base: Path) -> Path | None:
-    """``option_value`` as a path: relative to the current directory (CLI) or to ``base`` (ini)."""
-    raw = option_value(config, name)
-    if raw is None:
-        return None
-    path = Path(os.path.expanduser(str(raw)))
-    # A CLI path is relative to where pytest was started; an ini path to the rootdir.
-    anchor = Path.cwd() if config.getoption(name, default=None) else base
-    return path if path.is_absolute() else (anchor / path)
 
 
 def _number(config: pytest.Config, name: str, default: float, kind: type) -> Any:

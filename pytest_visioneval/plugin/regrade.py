@@ -15,7 +15,6 @@ label; anything else given to ``--model`` is refused, and the ini's
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from itertools import chain, islice
@@ -28,6 +27,7 @@ from ..artifacts import PROVENANCE_FILE, slug
 from ..errors import ConfigError
 from ..report.results_json import SCHEMA_NAME
 from .model_choices import ModelChoice
+from .option_values import option_path, option_value
 
 OPTION = "visioneval_regrade"
 PROVIDER = "regrade"
@@ -59,13 +59,13 @@ def add_regrade_option(parser: pytest.Parser) -> None:
 
 def regrade_models(config: pytest.Config) -> tuple[ModelChoice, ...]:
     """This run's models when it regrades an earlier run (``()`` when it does not); raises :class:`ConfigError`."""
-    run = _path(config, OPTION)
+    run = option_path(config, OPTION, config.rootpath)
     if run is None:
         return ()
     earlier = read_earlier_run(run)
     choices = regrade_choices(earlier, [str(v) for v in config.getoption("visioneval_model", None) or []])
-    run_id = _given(config, "visioneval_run_id")
-    output_dir = _path(config, "visioneval_output_dir") or config.rootpath / ".visioneval"
+    run_id = option_value(config, "visioneval_run_id")
+    output_dir = option_path(config, "visioneval_output_dir", config.rootpath) or config.rootpath / ".visioneval"
     if run_id is not None and (output_dir / str(run_id)).resolve() == earlier.folder.resolve():
         raise ConfigError(
             f"--eval-regrade {run}: --eval-run-id {run_id} would write this run's outputs into the run it grades; "
@@ -181,22 +181,3 @@ def model_label(folder: Path) -> str | None:
 def _provenances(folder: Path) -> Iterator[Path]:
     patterns = ("*/*/", "*/*/*/", "*/*/*/*/")  # a case, a repeat, a mutant
     return chain.from_iterable(folder.glob(pattern + PROVENANCE_FILE) for pattern in patterns)
-
-
-def _given(config: pytest.Config, name: str) -> Any:
-    """The command-line value of ``name`` if given, else the ini value, else None (as options.option_value)."""
-    cli = config.getoption(name, default=None)
-    if cli not in (None, []):
-        return cli
-    ini = config.getini(name)
-    return ini if ini not in ("", [], None) else None
-
-
-def _path(config: pytest.Config, name: str) -> Path | None:
-    """``_given`` as a path: relative to the current directory (command line) or to the rootdir (ini)."""
-    raw = _given(config, name)
-    if raw is None:
-        return None
-    path = Path(os.path.expanduser(str(raw)))
-    anchor = Path.cwd() if config.getoption(name, default=None) else config.rootpath
-    return path if path.is_absolute() else anchor / path

@@ -203,7 +203,7 @@ class EvalSession:
             self.batches = layer.batches.overview()
             problems += [f"batches: {p}" for p in self.batches["problems"]]
         if layer is not None and layer.budget is not None:
-            self.budget = layer.budget_state()
+            self.budget = layer.budget.state()
         waiting = [r for r in records if r.get("not_evaluated")]
         if waiting:
             self.not_evaluated = not_evaluated_section(waiting, self.batches)

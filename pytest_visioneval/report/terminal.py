@@ -198,7 +198,8 @@ def not_evaluated_lines(section: Mapping[str, Any], shown: int = 5) -> list[str]
 def batch_and_budget_lines(batches: Mapping[str, Any] | None, budget: Mapping[str, Any] | None) -> list[str]:
     """Where the provider batches stand, and the run's cost against its budget."""
     lines: list[str] = []
-    if batches:
+    # Said while there is something to say: a batch open, requests queued, a problem (ended ones stay in the JSON).
+    if batches and (batches.get("open") or batches.get("queued") or batches.get("problems")):
         open_, ended = batches.get("open", []), batches.get("ended", [])
         lines.append(
             f"provider batches ({batches['dir']}): {len(open_)} open, {len(ended)} ended, "

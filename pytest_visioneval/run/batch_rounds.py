@@ -17,17 +17,15 @@ outcomes of the cases pytest gives them.
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import hashlib
 import json
-import os
 import time
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
-from ..artifacts import write_atomic
+from ..artifacts import exclusive_lock, write_atomic
 from ..calls.layer import CallLayer
 from ..calls.usage import merge_usage
 from ..cases.spec import CaseSpec
@@ -108,15 +106,9 @@ def _name(nodeid: str) -> str:
 @contextlib.contextmanager
 def one_worker_at_a_time(folder: Path) -> Iterator[bool]:
     """Hold the run's rounds lock; yields whether this process should run the rounds (no one has yet)."""
-    folder.mkdir(parents=True, exist_ok=True)
-    fd = os.open(folder / "batch-rounds.lock", os.O_RDWR | os.O_CREAT, 0o666)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
+    with exclusive_lock(folder / "batch-rounds.lock"):
         done = folder / "batch-rounds.done"
         first = not done.exists()
         yield first
         if first:
             done.touch()
-    finally:
-        fcntl.flock(fd, fcntl.LOCK_UN)
-        os.close(fd)
