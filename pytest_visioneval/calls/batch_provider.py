@@ -115,6 +115,9 @@ def parse_result_lines(text: str) -> Iterator[LineResult]:
         message = None
         if error is not None:
             message = f"{error.get('code') or 'error'}: {error.get('message') or ''}".strip()
+        elif response is not None and body is None:
+            raw = json.dumps(response.get("body"))
+            message = f"the reply body is not a JSON object: {raw[:160]}" + ("..." if len(raw) > 160 else "")
         elif body is not None and status_code != 200:
             detail = body.get("error") if isinstance(body.get("error"), dict) else {}
             message = f"HTTP {status_code}: {detail.get('message') or json.dumps(body)[:200]}"

@@ -189,6 +189,20 @@ def merge_usage(first: Mapping[str, Any], second: Mapping[str, Any]) -> dict[str
     return dict(sorted(merged.items()))
 
 
+def merge_round_usage(earlier: Mapping[str, Any], latest: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
+    """A case's usage over batch rounds: ``earlier`` (the rounds so far, merged) and the ``latest`` round.
+
+    Each round evaluates the case from the start, so its cache hits include the calls earlier rounds made
+    (``calls - failed`` of them succeeded and were cached): those are not counted as cached again.
+    """
+    merged = merge_usage(earlier, latest)
+    for kind, entry in merged.items():
+        before, now = earlier.get(kind, {}), latest.get(kind, {})
+        made_before = int(before.get("calls", 0)) - int(before.get("failed", 0))
+        entry["cached"] = max(0, int(now.get("cached", 0)) - made_before)
+    return merged
+
+
 def total_usage(records: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
     """Sum the ``usage`` of every case record, per kind and overall."""
     kinds: dict[str, dict[str, Any]] = {}

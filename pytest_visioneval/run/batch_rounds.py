@@ -27,7 +27,7 @@ from typing import Any
 
 from ..artifacts import exclusive_lock, write_atomic
 from ..calls.layer import CallLayer
-from ..calls.usage import merge_usage
+from ..calls.usage import merge_round_usage
 from ..cases.spec import CaseSpec
 from ..errors import BatchError
 from .environment import Environment
@@ -60,7 +60,7 @@ def evaluate_in_rounds(
             for job, outcome in zip(todo, made, strict=True):
                 earlier = outcomes.get(job[0])
                 if earlier is not None:
-                    outcome["usage"] = merge_usage(earlier.get("usage", {}), outcome.get("usage", {}))
+                    outcome["usage"] = merge_round_usage(earlier.get("usage", {}), outcome.get("usage", {}))
                 outcomes[job[0]] = outcome
                 if (outcome.get("not_evaluated") or {}).get("reason") == "batch":
                     waiting.append(job)

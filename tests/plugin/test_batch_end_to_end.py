@@ -138,6 +138,7 @@ def test_batch_wait_submits_waits_and_grades_in_one_command(
     doc = document(pytester, "waited")
     assert case_metrics(doc) == case_metrics(document(pytester, "direct"))
     assert doc["usage"]["total"]["batched"] == 12
+    assert doc["usage"]["total"]["cached"] == 0  # the rounds' own replies are not counted again as cache hits
     assert {r["status"] for r in doc["cases"]} == {"passed"}
 
 

@@ -158,10 +158,17 @@ def test_result_lines_of_both_files_parse() -> None:
             json.dumps({"custom_id": "a", "response": {"status_code": 200, "body": {"x": 1}}, "error": None}),
             json.dumps({"custom_id": "b", "response": {"status_code": 429, "body": {"error": {"message": "slow down"}}}}),
             json.dumps({"custom_id": "c", "response": None, "error": {"code": "batch_expired", "message": "too late"}}),
+            json.dumps({"custom_id": "d", "response": {"status_code": 200, "body": "<html>a page</html>"}}),
             "not json",
         ]
     )
     lines = list(parse_result_lines(text))
-    assert [(x.custom_id, x.status_code, x.succeeded) for x in lines] == [("a", 200, True), ("b", 429, False), ("c", None, False)]
+    assert [(x.custom_id, x.status_code, x.succeeded) for x in lines] == [
+        ("a", 200, True),
+        ("b", 429, False),
+        ("c", None, False),
+        ("d", 200, False),
+    ]
     assert lines[1].error == "HTTP 429: slow down"
     assert lines[2].error == "batch_expired: too late"
+    assert lines[3].error == 'the reply body is not a JSON object: "<html>a page</html>"'

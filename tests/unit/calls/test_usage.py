@@ -10,7 +10,15 @@ from typing import Any
 
 import pytest
 
-from pytest_visioneval.calls.usage import CaseUsage, Prices, current_usage, merge_usage, total_usage, usage_scope
+from pytest_visioneval.calls.usage import (
+    CaseUsage,
+    Prices,
+    current_usage,
+    merge_round_usage,
+    merge_usage,
+    total_usage,
+    usage_scope,
+)
 
 PRICES_YAML = """\
 openai:gpt-4o:
@@ -272,3 +280,14 @@ def test_usage_of_two_rounds_adds_up() -> None:
     assert merged["model"]["calls"] == 1 and merged["model"]["cached"] == 1 and merged["model"]["batched"] == 1
     assert merged["model"]["cost"] == pytest.approx(0.02) and merged["model"]["unpriced"] == ["x"]
     assert merged["judge"]["calls"] == 1
+
+
+def test_a_later_round_does_not_count_the_calls_of_earlier_rounds_as_cached() -> None:
+    # Round 1 made 1 model call (1 was already cached before the run); round 2 hits both in the cache.
+    round1 = {"model": {"calls": 1, "cached": 1, "batched": 1, "unpriced": []}}
+    round2 = {"model": {"cached": 2, "unpriced": []}, "judge": {"calls": 1, "batched": 1, "unpriced": []}}
+    merged = merge_round_usage(round1, round2)
+    assert (merged["model"]["calls"], merged["model"]["cached"]) == (1, 1)
+    # A failed request of round 1 was not cached, so a hit of round 2 is a real one.
+    failed = {"judge": {"calls": 1, "failed": 1, "unpriced": []}}
+    assert merge_round_usage(failed, {"judge": {"cached": 1, "unpriced": []}})["judge"]["cached"] == 1
