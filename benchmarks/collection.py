@@ -4,12 +4,14 @@ Run on demand (not part of the test suite; this machine is shared and noisy):
 
     .venv/bin/python benchmarks/collection.py [--cases 10000] [--per-file 100] [--repeats 3]
 
-Prints the best wall time of each and their ratio (goal: <= 1.5).
+Prints the best wall time of each and their ratio (goal: <= 1.2). The runs write bytecode
+caches, as on a user's machine (``PYTHONDONTWRITEBYTECODE`` is dropped).
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import subprocess
 import sys
 import tempfile
@@ -54,6 +56,7 @@ def collect_seconds(root: Path, target: str) -> tuple[float, str]:
         cwd=root,
         capture_output=True,
         text=True,
+        env={key: value for key, value in os.environ.items() if key != "PYTHONDONTWRITEBYTECODE"},
     )
     elapsed = time.perf_counter() - start
     last = proc.stdout.strip().splitlines()[-1] if proc.stdout.strip() else proc.stderr[-300:]
@@ -78,7 +81,7 @@ def main() -> None:
                 times.append(seconds)
             best[target] = min(times)
             print(f"{target:5s}: best {best[target]:.2f}s of {args.repeats}  ({last})")
-        print(f"ratio case files / python tests: {best['cases'] / best['py']:.2f}  (goal <= 1.5)")
+        print(f"ratio case files / python tests: {best['cases'] / best['py']:.2f}  (goal <= 1.2)")
 
 
 if __name__ == "__main__":

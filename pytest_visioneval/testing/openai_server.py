@@ -636,6 +636,9 @@ class FakeOpenAIServer:
 
         class Handler(BaseHTTPRequestHandler):
             protocol_version = "HTTP/1.1"
+            # The status line, headers and body leave in separate writes; with Nagle's algorithm on, the
+            # later ones wait for the client's delayed ACK (about 40 ms per reply). Real servers set this too.
+            disable_nagle_algorithm = True
 
             def log_message(self, format: str, *args: Any) -> None:  # keep test output clean
                 pass
