@@ -31,7 +31,6 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
-import numpy as np
 from PIL import Image
 
 from ..artifacts import Artifact
@@ -180,7 +179,9 @@ def requested_size(params: Mapping[str, Any]) -> tuple[int, int] | None:
 def _blankness(image: Image.Image) -> tuple[float, float]:
     """(share of content pixels, luminance std) of the image, transparency flattened and noise averaged away."""
     pixels = downscaled(image)
-    luminance = pixels @ np.asarray([0.299, 0.587, 0.114], dtype=np.float32)
+    # Weighted sum, not a matrix product: a product wakes BLAS's thread pool, which then spins on
+    # every core for a while, taking CPU from the run's other threads.
+    luminance = 0.299 * pixels[..., 0] + 0.587 * pixels[..., 1] + 0.114 * pixels[..., 2]
     return content_share(pixels), float(luminance.std())
 
 

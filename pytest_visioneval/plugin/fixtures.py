@@ -4,27 +4,28 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from ..artifacts import ArtifactStore
-from ..cases.spec import CaseSpec
 from ..errors import VisionEvalError
-from ..graders import GradeContext
-from ..graders.outcome import CaseEvaluation
-from ..judges import create_judges
-from ..models import Model, create_model
-from ..pages.render import RenderService
-from ..run.entries import metric_entry
-from ..run.environment import Environment
-from ..run.evaluation import evaluation_from
-from ..run.pipeline import CasePipeline
 from .call_options import call_layer_key
 from .ci_options import ci_settings_key
 from .options import Settings, settings_key
 from .records import record_for
 from .run_id import run_id_key, session_token_key
+
+# Imported where a fixture first needs them, not at plugin start: every pytest run in an environment
+# with the plugin pays for what is imported here, and a case run imports them while its first calls wait.
+if TYPE_CHECKING:
+    from ..artifacts import ArtifactStore
+    from ..cases.spec import CaseSpec
+    from ..graders import GradeContext
+    from ..graders.outcome import CaseEvaluation
+    from ..models import Model
+    from ..pages.render import RenderService
+    from ..run.environment import Environment
+    from ..run.pipeline import CasePipeline
 
 
 @pytest.fixture(scope="session")
@@ -40,6 +41,8 @@ def visioneval_models(visioneval_settings: Settings) -> dict[str, Model | str]:
     A model that cannot be built (unknown provider, no API key) makes each of
     its cases an error with the reason; the other models' cases still run.
     """
+    from ..models import create_model
+
     models: dict[str, Model | str] = {}
     for choice in visioneval_settings.models:
         try:
@@ -65,6 +68,8 @@ def visioneval_model(visioneval_settings: Settings, visioneval_models: dict[str,
 @pytest.fixture(scope="session")
 def visioneval_store(visioneval_settings: Settings, pytestconfig: pytest.Config) -> ArtifactStore:
     """Where this run keeps model outputs: ``<output_dir>/<run_id>/<model>/<suite>/<case>/``."""
+    from ..artifacts import ArtifactStore
+
     return ArtifactStore(visioneval_settings.output_dir, pytestconfig.stash[run_id_key])
 
 
@@ -75,6 +80,9 @@ def visioneval_grade_context(visioneval_settings: Settings) -> GradeContext:
     With no ``--judge``, judge graders are skipped (with that reason) and the
     deterministic graders still run.
     """
+    from ..graders import GradeContext
+    from ..judges import create_judges
+
     try:
         judges = create_judges(visioneval_settings.judges, visioneval_settings.judge_settings)
     except VisionEvalError as exc:
@@ -90,6 +98,8 @@ def visioneval_renderer(visioneval_settings: Settings) -> Iterator[RenderService
 
     Safe to call from any thread (renders run one at a time on the thread that owns the browser).
     """
+    from ..pages.render import RenderService
+
     renderer = RenderService(visioneval_settings.chromium)
     yield renderer
     renderer.close()
@@ -102,6 +112,11 @@ def visioneval_pipeline(request: pytest.FixtureRequest, visioneval_settings: Set
     Built on the first case item; every case item of the session is a
     candidate for evaluating ahead (skipped ones are not).
     """
+    from ..cases.spec import CaseSpec
+    from ..graders import GradeContext
+    from ..run.environment import Environment
+    from ..run.pipeline import CasePipeline
+
     models: dict[str, Model | str] = request.getfixturevalue("visioneval_models")
     # The mutation self-test asks no judge: only deterministic gates decide what a mutant is.
     context = GradeContext() if visioneval_settings.mutants else request.getfixturevalue("visioneval_grade_context")
@@ -203,6 +218,8 @@ def record_metric(request: pytest.FixtureRequest) -> Callable[..., None]:
     aggregated per suite (a Python test's suite is its file name) on the
     controller, also under xdist, and checked against thresholds there.
     """
+    from ..run.entries import metric_entry
+
     record = record_for(request.node)
 
     def record_(name: str, value: Any, reason: str = "", higher_is_better: bool = True) -> None:
@@ -255,4 +272,6 @@ def visioneval_evaluation(
     record["skipped_graders"] = data["skipped"]
     if "mutation" in outcome:
         record["mutation"] = outcome["mutation"]
+    from ..run.evaluation import evaluation_from
+
     return evaluation_from(visioneval_case, outcome)

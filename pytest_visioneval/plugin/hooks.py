@@ -9,6 +9,7 @@ import pytest
 
 from ..calls.layer import CallLayer
 from . import fixtures as _fixtures
+from . import gc_freeze
 from .call_options import add_call_options, build_call_settings, call_layer_key, with_call_layer
 from .ci_options import add_ci_options, build_ci_settings, ci_settings_key
 from .collect_errors import CaseFileErrorTolerance
@@ -41,6 +42,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 
 def pytest_configure(config: pytest.Config) -> None:
+    gc_freeze.configured()
     settings = build_settings(config)
     config.stash[settings_key] = settings
     ci = build_ci_settings(config)
@@ -62,6 +64,7 @@ def pytest_configure(config: pytest.Config) -> None:
         config.pluginmanager.register(session, "visioneval-session")
 
 
+@pytest.hookimpl(trylast=True)
 def pytest_unconfigure(config: pytest.Config) -> None:
     layer = config.stash.get(call_layer_key, None)
     if layer is not None:
@@ -69,6 +72,8 @@ def pytest_unconfigure(config: pytest.Config) -> None:
     lock = config.stash.get(run_lock_key, None)
     if lock is not None:
         unlock_run_folder(lock)
+    gc_freeze.unconfigured()
+    gc_freeze.freeze_before_exit(config)
 
 
 def _only_collecting(config: pytest.Config) -> bool:
@@ -100,6 +105,11 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     if dropped:
         config.hook.pytest_deselected(items=dropped)
         items[:] = keep
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_collection_finish(session: pytest.Session) -> None:
+    gc_freeze.freeze_after_collection(session)
 
 
 @pytest.hookimpl(tryfirst=True)

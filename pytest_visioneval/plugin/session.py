@@ -20,7 +20,6 @@ from ..calls.usage import judge_provenance, total_usage
 from ..errors import VisionEvalError
 from ..report import results_json, terminal
 from ..results.aggregate import aggregate, benchmark_scores
-from ..results.agreement import run_agreement
 from ..results.baseline import Delta, compare, describe, regressions
 from ..results.compare import judge_changes
 from ..results.mutation import mutation_summary
@@ -217,6 +216,8 @@ class EvalSession:
         """
         if self.settings.labels is None:
             return [], []
+        from ..results.agreement import run_agreement  # numpy and scipy: only runs with labels need them
+
         self.agreement = run_agreement(records, self.settings.labels, self.settings.agreement_floors, confidence)
         if "error" in self.agreement and not self.settings.agreement_floors:
             return [], [f"--eval-labels: {self.agreement['error']}"]

@@ -246,13 +246,13 @@ def _kappa(human: np.ndarray, judge: np.ndarray) -> float | None:
 
 
 def _correlation(kind: str) -> Callable[[np.ndarray, np.ndarray], float | None]:
-    from scipy import stats
-
     def compute(x: np.ndarray, y: np.ndarray) -> float | None:
         if len(x) < 2 or np.ptp(x) == 0 or np.ptp(y) == 0:
             return None  # undefined for a constant side
         if kind == "pearson":
             return _finite(float(np.corrcoef(x, y)[0, 1]))
+        from scipy import stats  # here: scipy.stats takes half a second to import, and most runs have no labels
+
         if kind == "spearman":
             return _finite(float(stats.spearmanr(x, y).statistic))
         return _finite(float(stats.kendalltau(x, y).statistic))

@@ -11,8 +11,10 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from statistics import NormalDist
+from typing import TYPE_CHECKING
 
-import numpy as np
+if TYPE_CHECKING:  # imported where used: the plugin reads DEFAULT_CONFIDENCE at start, numpy costs 0.1 s
+    import numpy as np
 
 DEFAULT_RESAMPLES = 10_000
 # Fewer than compare's: a run bootstraps every metric of every group, and with 2,000 the 95% bounds
@@ -73,6 +75,8 @@ def paired_bootstrap(
         return None
     mean_a = math.fsum(a) / n
     mean_b = math.fsum(b) / n
+    import numpy as np
+
     diffs = np.asarray(b, dtype=float) - np.asarray(a, dtype=float)
     diff = math.fsum(diffs.tolist()) / n
     low, high = _percentiles(_resampled_means(diffs, resamples, seed), confidence)
@@ -95,6 +99,8 @@ def bootstrap_mean(
     check_bootstrap(confidence, resamples)
     if len(values) == 0:
         raise ValueError("a bootstrap interval needs at least one value")
+    import numpy as np
+
     ordered = np.sort(np.asarray(values, dtype=float))
     mean = math.fsum(ordered.tolist()) / len(ordered)
     if ordered[0] == ordered[-1]:
@@ -125,6 +131,8 @@ def wilson_interval(successes: int, n: int, confidence: float = DEFAULT_CONFIDEN
 
 def _resampled_means(values: np.ndarray, resamples: int, seed: int) -> np.ndarray:
     """The means of ``resamples`` resamples of ``values`` with replacement, drawn from a generator seeded ``seed``."""
+    import numpy as np
+
     n = len(values)
     rng = np.random.default_rng(seed)
     means = np.empty(resamples)
@@ -136,6 +144,8 @@ def _resampled_means(values: np.ndarray, resamples: int, seed: int) -> np.ndarra
 
 
 def _percentiles(means: np.ndarray, confidence: float) -> tuple[float, float]:
+    import numpy as np
+
     tail = (1 - confidence) / 2
     low, high = np.quantile(means, [tail, 1 - tail])
     return float(low), float(high)

@@ -10,9 +10,8 @@ from __future__ import annotations
 import decimal
 import math
 import numbers
+import sys
 from typing import Any
-
-import numpy as np
 
 from ..artifacts import Artifact
 from ..cases.spec import CaseSpec, Threshold
@@ -37,12 +36,18 @@ def metric_entry(name: str, value: Any, reason: str = "", higher_is_better: bool
         raise MetricError(f"metric name must be a non-empty string, got {name!r}")
     # numbers.Real covers int, float, bool and numpy's number scalars (np.bool_ is apart); a string that
     # happens to parse as a number is a caller's mistake, not a metric.
-    if not isinstance(value, (numbers.Real, decimal.Decimal, np.bool_)):
+    if not isinstance(value, (numbers.Real, decimal.Decimal)) and not _is_numpy_bool(value):
         raise MetricError(f"metric {name!r} must be a number, got {value!r}")
     number = float(value)
     if not math.isfinite(number):
         raise MetricError(f"metric {name!r} must be finite, got {value!r}")
     return {"name": name, "value": number, "reason": str(reason), "higher_is_better": bool(higher_is_better)}
+
+
+def _is_numpy_bool(value: Any) -> bool:
+    # Without importing numpy (a tenth of a second at plugin start): a numpy value means numpy is loaded.
+    numpy = sys.modules.get("numpy")
+    return numpy is not None and isinstance(value, numpy.bool_)
 
 
 def threshold_entry(t: Threshold) -> dict[str, Any]:
