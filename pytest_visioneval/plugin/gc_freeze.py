@@ -22,6 +22,8 @@ import sys
 
 import pytest
 
+from .items import CaseItem
+
 _open_configs = 0
 _nested = False  # a configuration was made while another was open: pytest runs inside a test process
 
@@ -54,8 +56,6 @@ def _process_ends_with_pytest(config: pytest.Config) -> bool:
 
 def freeze_after_collection(session: pytest.Session) -> None:
     """Freeze what collection built, when this process will run cases (a plain test run is left alone)."""
-    from .items import CaseItem
-
     if _in_process_run() or not any(isinstance(item, CaseItem) for item in session.items):
         return
     gc.freeze()
