@@ -86,8 +86,11 @@ class CallCache:
             yield
             return
         lock = self.path(kind, key).with_suffix(".lock")
-        lock.parent.mkdir(parents=True, exist_ok=True)
-        fd = _lock_current(lock)
+        try:
+            fd = _lock_current(lock)
+        except FileNotFoundError:  # the key's folder is made on its first use, not checked on every call
+            lock.parent.mkdir(parents=True, exist_ok=True)
+            fd = _lock_current(lock)
         try:
             yield
         finally:

@@ -1,9 +1,14 @@
 """A limit on simultaneous API calls that holds across threads and xdist workers.
 
 Each process first takes a thread semaphore of the same size (so at most N of
-its threads ever compete), then one of N slot files in a folder every worker
-of the run shares, locked with ``flock``. The kernel drops a dead process's
-locks, so a killed worker never leaks a slot.
+its threads ever compete), then a run-wide slot:
+
+* under xdist, from the controller's :class:`~.slot_server.SlotServer` (first
+  asked, first served; a waiting thread sleeps until its grant arrives);
+* otherwise, where a folder is given, one of N slot files every process
+  sharing the folder locks with ``flock`` (polled; the kernel drops a dead
+  process's locks, so a killed process never leaks a slot);
+* with neither, the semaphore alone is the limit (one process).
 """
 
 from __future__ import annotations
@@ -16,12 +21,15 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
+from .slot_server import SlotClient
+
 _POLL_START = 0.002
 _POLL_MAX = 0.005
 
 
 class RunConcurrency:
-    def __init__(self, limit: int, folder: Path | None):
+    def __init__(self, limit: int, folder: Path | None, server: str | None = None):
+        """``server``: the address of the run's slot server (preferred over ``folder`` when given)."""
         if limit < 1:
             raise ValueError("the concurrency limit must be at least 1")
         self.limit = limit
@@ -30,14 +38,36 @@ class RunConcurrency:
         self._local_lock = threading.Lock()
         self._fds: list[int] = []
         self._free: list[int] = list(range(limit))  # slot indexes no thread of this process holds
-        if folder is not None:
-            folder.mkdir(parents=True, exist_ok=True)
-            self._fds = [os.open(folder / f"slot-{i}.lock", os.O_RDWR | os.O_CREAT, 0o666) for i in range(limit)]
+        self._client: SlotClient | None = None
+        if server is not None:
+            self.share_through(server)
+
+    def _open_slot_files(self) -> list[int]:
+        """The slot files, opened on the first slot taken (hold ``_local_lock``): a run that never takes
+        one from the files - a cached run, or slots from a server - never makes them."""
+        if not self._fds and self.folder is not None:
+            self.folder.mkdir(parents=True, exist_ok=True)
+            self._fds = [os.open(self.folder / f"slot-{i}.lock", os.O_RDWR | os.O_CREAT, 0o666) for i in range(self.limit)]
+        return self._fds
+
+    def share_through(self, server: str) -> None:
+        """Take slots from the slot server at ``server`` from now on (before any slot is taken)."""
+        self.close()
+        self.folder = None
+        self._client = SlotClient(server)
 
     @contextlib.contextmanager
     def slot(self) -> Iterator[None]:
         with self._threads:
-            if not self._fds:
+            client = self._client
+            if client is not None:
+                client.acquire()
+                try:
+                    yield
+                finally:
+                    client.release()
+                return
+            if self.folder is None:
                 yield
                 return
             index = self._take_file_slot()
@@ -52,11 +82,12 @@ class RunConcurrency:
         delay = _POLL_START
         while True:
             with self._local_lock:
+                fds = self._open_slot_files()
                 # Start from a per-process offset so workers do not all contend for slot 0.
                 candidates = sorted(self._free, key=lambda i: (i - os.getpid()) % self.limit)
                 for index in candidates:
                     try:
-                        fcntl.flock(self._fds[index], fcntl.LOCK_EX | fcntl.LOCK_NB)
+                        fcntl.flock(fds[index], fcntl.LOCK_EX | fcntl.LOCK_NB)
                     except BlockingIOError:
                         continue
                     self._free.remove(index)
@@ -65,6 +96,10 @@ class RunConcurrency:
             delay = min(delay * 2, _POLL_MAX)
 
     def close(self) -> None:
-        for fd in self._fds:
-            os.close(fd)
-        self._fds = []
+        with self._local_lock:
+            for fd in self._fds:
+                os.close(fd)
+            self._fds = []
+        if self._client is not None:
+            self._client.close()
+            self._client = None

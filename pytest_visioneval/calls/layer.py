@@ -61,6 +61,7 @@ class CallSettings:
     cache_dir: Path | None = None
     cache_mode: str = "off"
     slots_dir: Path | None = None  # shared by the run's workers (None: limit per process)
+    slots_server: str | None = None  # the controller's slot server (xdist workers): preferred over slots_dir
     prices: Prices = field(default_factory=Prices)
     # Under xdist with a concurrency: the longest wait for a case another worker is evaluating.
     wait_timeout: float = 1800.0
@@ -144,7 +145,9 @@ class CallLayer:
         self.settings = settings or CallSettings()
         s = self.settings
         self.cache = CallCache(s.cache_dir, s.cache_mode) if s.cache_dir is not None and s.cache_mode != "off" else None
-        self.limit = RunConcurrency(s.concurrency or 1, s.slots_dir if s.concurrency else None)
+        self.limit = RunConcurrency(
+            s.concurrency or 1, s.slots_dir if s.concurrency else None, s.slots_server if s.concurrency else None
+        )
         self.batches = BatchBook(s.batch_dir) if s.batch_kinds and s.batch_dir is not None else None
         self.budget = BudgetLedger(s.max_cost, s.budget_path) if s.max_cost is not None else None
 

@@ -19,6 +19,7 @@ from .batch_options import add_batch_options, build_batch_options
 from .options import GROUP, Settings, option_pair, option_path, option_value
 
 call_layer_key = pytest.StashKey[CallLayer]()
+SLOTS_WORKERINPUT_KEY = "visioneval_slot_server"
 
 
 def add_call_options(parser: pytest.Parser) -> None:
@@ -97,6 +98,7 @@ def _build(config: pytest.Config, settings: Settings, run_folder: Path) -> CallS
         cache_dir=option_path(config, "visioneval_cache_dir", root) or Path(settings.output_dir) / "cache",
         cache_mode=mode,
         slots_dir=run_folder / ".slots",
+        slots_server=getattr(config, "workerinput", {}).get(SLOTS_WORKERINPUT_KEY),
         prices=prices,
         wait_timeout=wait_timeout,
         batch_kinds=batch.kinds,

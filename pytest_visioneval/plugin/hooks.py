@@ -8,9 +8,16 @@ from typing import Any
 import pytest
 
 from ..calls.layer import CallLayer
+from ..calls.slot_server import SlotServer
 from . import fixtures as _fixtures
 from . import gc_freeze
-from .call_options import add_call_options, build_call_settings, call_layer_key, with_call_layer
+from .call_options import (
+    SLOTS_WORKERINPUT_KEY,
+    add_call_options,
+    build_call_settings,
+    call_layer_key,
+    with_call_layer,
+)
 from .ci_options import add_ci_options, build_ci_settings, ci_settings_key
 from .collect_errors import CaseFileErrorTolerance
 from .items import CaseFile, CaseItem, is_case_file
@@ -32,6 +39,7 @@ from .session import EvalSession
 from .shard import in_shard
 
 _eval_session_key = pytest.StashKey[EvalSession]()
+_slot_server_key = pytest.StashKey[SlotServer]()
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -69,6 +77,9 @@ def pytest_unconfigure(config: pytest.Config) -> None:
     layer = config.stash.get(call_layer_key, None)
     if layer is not None:
         layer.close()
+    server = config.stash.get(_slot_server_key, None)
+    if server is not None:
+        server.close()
     lock = config.stash.get(run_lock_key, None)
     if lock is not None:
         unlock_run_folder(lock)
@@ -83,9 +94,18 @@ def _only_collecting(config: pytest.Config) -> bool:
 
 @pytest.hookimpl(optionalhook=True)
 def pytest_configure_node(node: Any) -> None:
-    """xdist: every worker writes into the controller's run folder."""
-    node.workerinput[WORKERINPUT_KEY] = node.config.stash[run_id_key]
-    node.workerinput[TOKEN_WORKERINPUT_KEY] = node.config.stash[session_token_key]
+    """xdist: every worker writes into the controller's run folder and takes slots from its slot server."""
+    config = node.config
+    node.workerinput[WORKERINPUT_KEY] = config.stash[run_id_key]
+    node.workerinput[TOKEN_WORKERINPUT_KEY] = config.stash[session_token_key]
+    layer = config.stash[call_layer_key]
+    if layer.settings.concurrency is None:
+        return
+    server = config.stash.get(_slot_server_key, None)
+    if server is None:  # made with the first worker; the controller's own calls share it too
+        server = config.stash[_slot_server_key] = SlotServer(layer.settings.concurrency)
+        layer.limit.share_through(server.address)
+    node.workerinput[SLOTS_WORKERINPUT_KEY] = server.address
 
 
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> CaseFile | None:

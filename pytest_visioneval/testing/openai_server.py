@@ -27,6 +27,12 @@ from urllib.parse import parse_qs, urlsplit
 from PIL import Image, ImageDraw
 
 
+class _Server(ThreadingHTTPServer):
+    # The standard library listens with a backlog of 5: a client that opens a hundred connections at
+    # once (an async client at high concurrency) would see resets. Real servers queue 2048 or more.
+    request_queue_size = 1024
+
+
 @dataclass
 class RecordedRequest:
     path: str
@@ -178,7 +184,7 @@ class FakeOpenAIServer:
         self._held = False
         self._ids = 0  # numbers file, batch and batch request ids
         self._batch_lock = threading.Lock()
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler_class())
+        self._server = _Server(("127.0.0.1", 0), self._handler_class())
         self._server.daemon_threads = True
         self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
 

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from pytest_visioneval.calls.concurrency import RunConcurrency
+from pytest_visioneval.calls.slot_server import SlotServer
 
 
 def max_overlap(spans: list[tuple[float, float]]) -> int:
@@ -91,8 +92,11 @@ _WORKER = """
 import sys, threading, time
 from pathlib import Path
 from pytest_visioneval.calls.concurrency import RunConcurrency
-folder, limit, out, ready, go = Path(sys.argv[1]), int(sys.argv[2]), Path(sys.argv[3]), Path(sys.argv[4]), Path(sys.argv[5])
-gate = RunConcurrency(limit, folder)
+where, limit, out, ready, go = sys.argv[1], int(sys.argv[2]), Path(sys.argv[3]), Path(sys.argv[4]), Path(sys.argv[5])
+if where.startswith("server:"):
+    gate = RunConcurrency(limit, None, where.removeprefix("server:"))
+else:
+    gate = RunConcurrency(limit, Path(where))
 ready.write_text("")
 while not go.exists():
     time.sleep(0.002)
@@ -113,8 +117,8 @@ out.write_text("\\n".join(f"{a!r} {b!r}" for a, b in spans))
 """
 
 
-def run_workers(tmp_path: Path, folders: list[Path], limit: int) -> list[list[tuple[float, float]]]:
-    """Start one process per folder, release them together, and return each one's (enter, exit) times."""
+def run_workers(tmp_path: Path, folders: list[Path] | list[str], limit: int) -> list[list[tuple[float, float]]]:
+    """Start one process per folder (or ``server:ADDRESS``), release them together, return each one's (enter, exit) times."""
     go = tmp_path / "go"
     procs = []
     for n, folder in enumerate(folders):
@@ -143,6 +147,17 @@ def test_processes_sharing_the_slot_folder_stay_within_the_limit(tmp_path: Path)
     # The two processes did run at the same time (their busy periods overlap) ...
     assert min(s for s, _ in first) < max(e for _, e in second) and min(s for s, _ in second) < max(e for _, e in first)
     # ... yet together never held more than 2 slots, and did use both.
+    assert max_overlap(first + second) == 2
+
+
+def test_processes_sharing_a_slot_server_stay_within_the_limit(tmp_path: Path) -> None:
+    server = SlotServer(2)
+    try:
+        first, second = run_workers(tmp_path, [f"server:{server.address}"] * 2, limit=2)
+    finally:
+        server.close()
+    assert len(first) == len(second) == 15
+    assert min(s for s, _ in first) < max(e for _, e in second) and min(s for s, _ in second) < max(e for _, e in first)
     assert max_overlap(first + second) == 2
 
 
