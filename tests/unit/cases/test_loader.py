@@ -179,3 +179,19 @@ def test_a_recursive_alias_is_an_error_not_a_recursion_crash(tmp_path: Path) -> 
     with pytest.raises(CaseFileError, match="a recursive alias") as info:
         load_yaml_text(text, tmp_path / "loop.eval.yaml")
     assert info.value.line == 1
+
+
+def test_a_file_without_anchors_skips_the_expansion_walk_and_loads_the_same(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """No ``&`` means no anchor, hence no alias: the node graph is a tree the size of the text."""
+    from pytest_visioneval.cases import loader
+
+    walked: list[str] = []
+    real = loader._check_expansion
+    monkeypatch.setattr(loader, "_check_expansion", lambda node, path: (walked.append(path.name), real(node, path)))
+    plain = "suite: s\ncases:\n  - {id: a, prompt: 'cats and dogs'}\n"
+    anchored = "suite: s\nbase: &b {prompt: p}\ncases:\n  - {id: a, prompt: 'cats & dogs'}\n"
+    assert load_yaml_text(plain, tmp_path / "plain.eval.yaml").data["cases"][0]["prompt"] == "cats and dogs"
+    assert load_yaml_text(anchored, tmp_path / "anchored.eval.yaml").data["base"] == {"prompt": "p"}
+    assert walked == ["anchored.eval.yaml"]
