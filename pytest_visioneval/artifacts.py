@@ -117,7 +117,7 @@ def write_atomic(path: Path, data: bytes) -> None:
     first attempt finds it missing. (``tempfile.mkstemp``, ``chmod`` and ``mkdir`` on every write
     cost more than the write itself when a run writes thousands of small files.)
     """
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_native_id()}.tmp")
     flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC
     try:
         fd = os.open(tmp, flags, 0o666)
