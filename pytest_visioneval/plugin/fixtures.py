@@ -8,7 +8,11 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from ..artifacts import ArtifactStore
+from ..cases.spec import CaseSpec
 from ..errors import VisionEvalError
+from ..graders import GradeContext
+from ..run.entries import metric_entry
 from .call_options import call_layer_key
 from .ci_options import ci_settings_key
 from .options import Settings, settings_key
@@ -17,10 +21,8 @@ from .run_id import run_id_key, session_token_key
 
 # Imported where a fixture first needs them, not at plugin start: every pytest run in an environment
 # with the plugin pays for what is imported here, and a case run imports them while its first calls wait.
+# (The modules imported above are loaded at plugin start anyway, by the collector and the hooks.)
 if TYPE_CHECKING:
-    from ..artifacts import ArtifactStore
-    from ..cases.spec import CaseSpec
-    from ..graders import GradeContext
     from ..graders.outcome import CaseEvaluation
     from ..models import Model
     from ..pages.render import RenderService
@@ -68,8 +70,6 @@ def visioneval_model(visioneval_settings: Settings, visioneval_models: dict[str,
 @pytest.fixture(scope="session")
 def visioneval_store(visioneval_settings: Settings, pytestconfig: pytest.Config) -> ArtifactStore:
     """Where this run keeps model outputs: ``<output_dir>/<run_id>/<model>/<suite>/<case>/``."""
-    from ..artifacts import ArtifactStore
-
     return ArtifactStore(visioneval_settings.output_dir, pytestconfig.stash[run_id_key])
 
 
@@ -80,7 +80,6 @@ def visioneval_grade_context(visioneval_settings: Settings) -> GradeContext:
     With no ``--judge``, judge graders are skipped (with that reason) and the
     deterministic graders still run.
     """
-    from ..graders import GradeContext
     from ..judges import create_judges
 
     try:
@@ -112,8 +111,6 @@ def visioneval_pipeline(request: pytest.FixtureRequest, visioneval_settings: Set
     Built on the first case item; every case item of the session is a
     candidate for evaluating ahead (skipped ones are not).
     """
-    from ..cases.spec import CaseSpec
-    from ..graders import GradeContext
     from ..run.environment import Environment
     from ..run.pipeline import CasePipeline
 
@@ -218,8 +215,6 @@ def record_metric(request: pytest.FixtureRequest) -> Callable[..., None]:
     aggregated per suite (a Python test's suite is its file name) on the
     controller, also under xdist, and checked against thresholds there.
     """
-    from ..run.entries import metric_entry
-
     record = record_for(request.node)
 
     def record_(name: str, value: Any, reason: str = "", higher_is_better: bool = True) -> None:
@@ -241,6 +236,8 @@ def visioneval_evaluation(
     asserts the gates. A failure to produce or grade an output is an error
     of the case (reported as such), never a pass.
     """
+    from ..run.evaluation import evaluation_from
+
     record = record_for(request.node)
     label = getattr(request.node, "model_label", None)
     if label is not None and isinstance(built := request.getfixturevalue("visioneval_models")[label], str):
@@ -272,6 +269,4 @@ def visioneval_evaluation(
     record["skipped_graders"] = data["skipped"]
     if "mutation" in outcome:
         record["mutation"] = outcome["mutation"]
-    from ..run.evaluation import evaluation_from
-
     return evaluation_from(visioneval_case, outcome)
