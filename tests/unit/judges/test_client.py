@@ -190,3 +190,22 @@ def test_the_model_that_answered_and_the_sampling_settings_are_recorded(
     assert {p["served_by"] for p in provenances} == {"judge-0-2026-11-01"}
     assert {p["instructions_sha256"] for p in provenances} == {hashlib.sha256(b"Rate it.").hexdigest()[:16]}
     assert {p["endpoint"] for p in provenances} == {server.base_url.rstrip("/")}
+
+
+@pytest.mark.parametrize("response_format", ["json_schema", "json_object", "none"])
+def test_the_body_posted_as_is_is_the_one_the_sdk_create_would_send(
+    server: FakeOpenAIServer, judge_context: Callable[..., GradeContext], response_format: str
+) -> None:
+    """The judge skips the SDK's typed-params walk; what it posts must be exactly what ``create`` would send."""
+    from openai._utils import maybe_transform
+    from openai.types.chat.completion_create_params import CompletionCreateParamsNonStreaming
+
+    request = JudgeRequest("Rate it.", (TextPart("the prompt"), ImagePart("Output image 1", _noise_png())), SCHEMA, "rating")
+    server.queue_replies('{"score": 3}')
+    (judge,) = judge_context(response_format=response_format, seed=7).judges
+    assert judge.ask(request).data == {"score": 3}
+    (sent,) = server.requests
+    assert sent.path == "/v1/chat/completions"
+    assert sent.headers["authorization"] == "Bearer sk-judge-test"
+    assert sent.json["seed"] == 7 and ("response_format" in sent.json) == (response_format != "none")
+    assert maybe_transform(sent.json, CompletionCreateParamsNonStreaming) == sent.json
