@@ -8,7 +8,8 @@ its threads ever compete), then a run-wide slot:
 * otherwise, where a folder is given, one of N slot files every process
   sharing the folder locks with ``flock`` (polled; the kernel drops a dead
   process's locks, so a killed process never leaks a slot);
-* with neither, the semaphore alone is the limit (one process).
+* with neither, the semaphore alone is the limit (one process: a run without
+  xdist, whose run lock keeps other processes out of its run folder).
 """
 
 from __future__ import annotations

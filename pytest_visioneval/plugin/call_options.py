@@ -97,7 +97,10 @@ def _build(config: pytest.Config, settings: Settings, run_folder: Path) -> CallS
         max_attempts=settings.model_settings.max_retries + 1,
         cache_dir=option_path(config, "visioneval_cache_dir", root) or Path(settings.output_dir) / "cache",
         cache_mode=mode,
-        slots_dir=run_folder / ".slots",
+        # One process (no xdist) limits its calls with its own semaphore: the run lock keeps any other
+        # process out of this run folder, so slot files would only add a lock and an unlock per call.
+        # An xdist worker takes its slots from the controller's server; the files are its fallback.
+        slots_dir=run_folder / ".slots" if hasattr(config, "workerinput") else None,
         slots_server=getattr(config, "workerinput", {}).get(SLOTS_WORKERINPUT_KEY),
         prices=prices,
         wait_timeout=wait_timeout,
