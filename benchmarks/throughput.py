@@ -92,7 +92,9 @@ def run(root: Path, server: FakeOpenAIServer, workers: int, concurrency: int, ca
     server.reset()
     marks = root / "session-start.txt"
     marks.unlink(missing_ok=True)
-    env = {**os.environ, "OPENAI_API_KEY": "bench-key", PROBE_ENV: str(marks), "PYTHONPATH": str(root)}
+    # An outer PYTHONPATH is kept (after the probe's folder): PYTHONPATH=<another checkout> measures that code.
+    path = os.pathsep.join(p for p in (str(root), os.environ.get("PYTHONPATH", "")) if p)
+    env = {**os.environ, "OPENAI_API_KEY": "bench-key", PROBE_ENV: str(marks), "PYTHONPATH": path}
     env.pop("PYTHONDONTWRITEBYTECODE", None)
     command = [
         sys.executable, "-m", "pytest", "cases", "-q", "-p", "no:cacheprovider", "-p", "bench_probe",
@@ -134,6 +136,9 @@ def main() -> int:
     parser.add_argument("--workers", default="0,2", help="xdist worker counts to try (0: no xdist)")
     parser.add_argument("--repeats", type=int, default=3, help="cold+warm pairs per worker count (median reported)")
     args = parser.parse_args()
+    import pytest_visioneval
+
+    print(f"measuring the plugin at {Path(pytest_visioneval.__file__).parent}")
     calls = 2 * args.cases
     ideal = calls * args.latency / args.concurrency
     print(f"{args.cases} cases x (1 generation + 1 judge call) = {calls} calls, latency {args.latency}s, "

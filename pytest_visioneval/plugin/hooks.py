@@ -10,7 +10,7 @@ import pytest
 from ..calls.layer import CallLayer
 from ..calls.slot_server import SlotServer
 from . import fixtures as _fixtures
-from . import gc_freeze
+from . import gc_freeze, sdk_preload
 from .call_options import (
     SLOTS_WORKERINPUT_KEY,
     add_call_options,
@@ -63,6 +63,10 @@ def pytest_configure(config: pytest.Config) -> None:
         )
     layer = CallLayer(build_call_settings(config, settings, Path(settings.output_dir) / config.stash[run_id_key]))
     config.stash[call_layer_key] = layer
+    specs = [choice.spec for choice in settings.models] + list(settings.judges)
+    preload = sdk_preload.start(config, specs, layer.settings.cache_mode, layer.settings.cache_dir)
+    if preload is not None:
+        config.stash[sdk_preload.preload_key] = preload
     config.stash[settings_key] = settings = with_call_layer(settings, layer)
     config.pluginmanager.register(_fixtures, "visioneval-fixtures")
     config.pluginmanager.register(CaseFileErrorTolerance(config, settings.case_globs), "visioneval-collect-errors")
