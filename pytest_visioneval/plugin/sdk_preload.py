@@ -28,11 +28,11 @@ _SDK_PROVIDER = "openai"
 _CACHE_MODES_THAT_READ = ("on", "read")
 
 
-def calls_surely_made(specs: Iterable[str], cache_mode: str, cache_dir: Path) -> bool:
+def calls_surely_made(specs: Iterable[str], cache_mode: str, cache_dir: Path | None) -> bool:
     """Whether a run of these model/judge specs will call the SDK: one of them is OpenAI's and the cache cannot answer."""
     if not any(spec.partition(":")[0] == _SDK_PROVIDER for spec in specs):
         return False
-    if cache_mode not in _CACHE_MODES_THAT_READ:
+    if cache_mode not in _CACHE_MODES_THAT_READ or cache_dir is None:
         return True
     try:
         return next(cache_dir.iterdir(), None) is None
@@ -47,7 +47,7 @@ def runs_cases_here(config: pytest.Config) -> bool:
     return hasattr(config, "workerinput") or getattr(config.option, "dist", "no") == "no"
 
 
-def start(config: pytest.Config, specs: Iterable[str], cache_mode: str, cache_dir: Path) -> threading.Thread | None:
+def start(config: pytest.Config, specs: Iterable[str], cache_mode: str, cache_dir: Path | None) -> threading.Thread | None:
     """Start the import when this process will surely call the SDK; the thread, or None."""
     if not runs_cases_here(config) or not calls_surely_made(specs, cache_mode, cache_dir):
         return None
