@@ -166,6 +166,7 @@ def visioneval_pipeline(request: pytest.FixtureRequest, visioneval_settings: Set
         wait_timeout=call_settings.wait_timeout,
         environments=item_environments,
         ready=ready,
+        workers=int(getattr(config, "workerinput", {}).get("workercount", 1)),
     )
     yield pipeline
     pipeline.close()

@@ -68,6 +68,7 @@ class CasePipeline:
         wait_timeout: float = WAIT_TIMEOUT_SECONDS,
         environments: Mapping[str, Environment] | None = None,
         ready: Mapping[str, dict[str, Any]] | None = None,
+        workers: int = 1,
     ):
         """``cases``: (nodeid, case) of the session's items, in collection order, that may be run ahead.
 
@@ -75,6 +76,9 @@ class CasePipeline:
         several models: each item is evaluated with its own model);
 
         ``ready``: nodeid -> an outcome already made (by the batch rounds), handed out as is;
+
+        ``workers``: how many processes share ``concurrency`` (xdist workers): each keeps threads for its
+        share of the slots, so N workers do not start N times the threads the whole run can use;
 
         ``stale_after``: seconds without a heartbeat after which a live claimer counts as stuck;
         ``wait_timeout``: the longest wait for another worker's outcome.
@@ -100,7 +104,7 @@ class CasePipeline:
         self._stop_heartbeat = threading.Event()
         self._heartbeat: threading.Thread | None = None
         if concurrency is not None:
-            threads = THREADS_PER_SLOT * concurrency
+            threads = THREADS_PER_SLOT * -(-concurrency // max(1, workers))  # its share, rounded up
             self._ahead = int(AHEAD_PER_THREAD * threads)
             self._pool = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="visioneval-case")
             if exchange is not None:

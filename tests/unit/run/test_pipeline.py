@@ -25,7 +25,7 @@ from pytest_visioneval.graders import GradeContext
 from pytest_visioneval.pages.render import PageRenderer
 from pytest_visioneval.run.environment import Environment
 from pytest_visioneval.run.evaluation import evaluation_from
-from pytest_visioneval.run.pipeline import CasePipeline
+from pytest_visioneval.run.pipeline import THREADS_PER_SLOT, CasePipeline
 
 DELAY = 0.2
 
@@ -146,6 +146,37 @@ def test_cases_overlap_with_concurrency(tmp_path: Path, png: bytes, cases: list[
     for nodeid, case in cases:
         check_outcome(outcomes[nodeid], case, tmp_path, png)
     assert model.calls == {case.id: 1 for _, case in cases}
+
+
+class PeakModel(SleepyModel):
+    """Counts how many of its cases run at the same moment."""
+
+    def __init__(self, png: bytes):
+        super().__init__(png)
+        self.running = self.peak = 0
+
+    def generate(self, case: CaseSpec, params: Mapping[str, Any]) -> ModelOutput:
+        with self._lock:
+            self.running += 1
+            self.peak = max(self.peak, self.running)
+        try:
+            return super().generate(case, params)
+        finally:
+            with self._lock:
+                self.running -= 1
+
+
+@pytest.mark.parametrize(("workers", "most"), [(1, 8), (4, 2 * THREADS_PER_SLOT)])
+def test_a_worker_keeps_threads_for_its_share_of_the_limit(
+    tmp_path: Path, png: bytes, cases: list[tuple[str, CaseSpec]], workers: int, most: int
+) -> None:
+    """Concurrency 8 over 4 xdist workers: each runs at most its share (2) times the threads per slot at once."""
+    model = PeakModel(png)
+    pipeline = CasePipeline(environment(model, tmp_path), cases, 8, workers=workers)
+    for nodeid, case in cases:
+        pipeline.outcome_for(nodeid, case)
+    pipeline.close()
+    assert model.peak == most
 
 
 def test_errors_land_in_the_outcome(tmp_path: Path, png: bytes, cases: list[tuple[str, CaseSpec]]) -> None:
