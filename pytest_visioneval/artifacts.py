@@ -14,14 +14,16 @@ import json
 import os
 import re
 import threading
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from . import __version__
 from .errors import ModelError
+
+T = TypeVar("T")
 
 PROVENANCE_FILE = "provenance.json"
 # A plain file name: no folders, no "..", not hidden, not our own provenance record.
@@ -109,21 +111,29 @@ def exclusive_lock(path: Path) -> Iterator[None]:
         os.close(fd)  # drops the lock
 
 
+def making_folder(path: Path, make: Callable[[], T]) -> T:
+    """``make()`` (which creates ``path`` or a file beside it), making ``path``'s folder only if it is missing.
+
+    Tried first and the folder made on ``FileNotFoundError``: a ``mkdir`` on every write would cost
+    more than the write itself when a run writes thousands of small files.
+    """
+    try:
+        return make()
+    except FileNotFoundError:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        return make()
+
+
 def write_atomic(path: Path, data: bytes) -> None:
     """Write via a temporary file and rename, so readers never see half a file.
 
     The temporary name is this process's and thread's own (a thread writes one file at a time), and
-    the file is made with the permissions a plain ``open()`` gives; the folder is made only when the
-    first attempt finds it missing. (``tempfile.mkstemp``, ``chmod`` and ``mkdir`` on every write
-    cost more than the write itself when a run writes thousands of small files.)
+    the file is made with the permissions a plain ``open()`` gives, and the folder only when missing.
+    (``tempfile.mkstemp`` and ``chmod`` on every write cost more than the write itself.)
     """
     tmp = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_native_id()}.tmp")
     flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC
-    try:
-        fd = os.open(tmp, flags, 0o666)
-    except FileNotFoundError:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd = os.open(tmp, flags, 0o666)
+    fd = making_folder(path, lambda: os.open(tmp, flags, 0o666))
     try:
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)

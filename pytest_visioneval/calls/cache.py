@@ -23,7 +23,7 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
-from ..artifacts import write_atomic
+from ..artifacts import making_folder, write_atomic
 
 MODES = ("on", "off", "read", "write")
 KINDS = ("model", "judge")
@@ -86,11 +86,7 @@ class CallCache:
             yield
             return
         lock = self.path(kind, key).with_suffix(".lock")
-        try:
-            fd = _lock_current(lock)
-        except FileNotFoundError:  # the key's folder is made on its first use, not checked on every call
-            lock.parent.mkdir(parents=True, exist_ok=True)
-            fd = _lock_current(lock)
+        fd = making_folder(lock, lambda: _lock_current(lock))
         try:
             yield
         finally:

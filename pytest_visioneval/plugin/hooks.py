@@ -63,10 +63,11 @@ def pytest_configure(config: pytest.Config) -> None:
         )
     layer = CallLayer(build_call_settings(config, settings, Path(settings.output_dir) / config.stash[run_id_key]))
     config.stash[call_layer_key] = layer
-    specs = [choice.spec for choice in settings.models] + list(settings.judges)
-    preload = sdk_preload.start(config, specs, layer.settings.cache_mode, layer.settings.cache_dir)
-    if preload is not None:
-        config.stash[sdk_preload.preload_key] = preload
+    if _runs_cases_here(config):
+        specs = [choice.spec for choice in settings.models] + list(settings.judges)
+        preload = sdk_preload.start(specs, layer.settings.cache_mode, layer.settings.cache_dir)
+        if preload is not None:
+            config.stash[sdk_preload.preload_key] = preload
     config.stash[settings_key] = settings = with_call_layer(settings, layer)
     config.pluginmanager.register(_fixtures, "visioneval-fixtures")
     config.pluginmanager.register(CaseFileErrorTolerance(config, settings.case_globs), "visioneval-collect-errors")
@@ -94,6 +95,12 @@ def pytest_unconfigure(config: pytest.Config) -> None:
 def _only_collecting(config: pytest.Config) -> bool:
     """``--collect-only``, ``--fixtures`` and the like write no outputs: they need no run folder."""
     return bool(config.option.collectonly or getattr(config.option, "showfixtures", False) or config.option.help)
+
+
+def _runs_cases_here(config: pytest.Config) -> bool:
+    """An xdist worker or a run without xdist, that runs cases: not the xdist controller, not ``--collect-only``."""
+    in_xdist_controller = not hasattr(config, "workerinput") and getattr(config.option, "dist", "no") != "no"
+    return not _only_collecting(config) and not in_xdist_controller
 
 
 @pytest.hookimpl(optionalhook=True)

@@ -7,9 +7,9 @@ controller has sent the first items: a worker that finished collecting early
 sits idle in between. Started from ``pytest_configure`` on a thread, the
 import overlaps collection and that wait.
 
-Only where calls will surely be made: a process that runs cases (not the xdist
-controller, not ``--collect-only``), with an OpenAI model or judge, and a cache
-that cannot answer (off, write-only, or an empty folder). A run with a filled
+Only where calls will surely be made (the hooks call it only in a process that
+runs cases): an OpenAI model or judge is named, and the cache
+cannot answer (off, write-only, or an empty folder). A run with a filled
 cache may never need the SDK, and keeps importing it on first need.
 """
 
@@ -40,16 +40,9 @@ def calls_surely_made(specs: Iterable[str], cache_mode: str, cache_dir: Path | N
         return True
 
 
-def runs_cases_here(config: pytest.Config) -> bool:
-    """An xdist worker, or a run without xdist; not the xdist controller, not a collection-only run."""
-    if config.option.collectonly or config.option.help or getattr(config.option, "showfixtures", False):
-        return False
-    return hasattr(config, "workerinput") or getattr(config.option, "dist", "no") == "no"
-
-
-def start(config: pytest.Config, specs: Iterable[str], cache_mode: str, cache_dir: Path | None) -> threading.Thread | None:
-    """Start the import when this process will surely call the SDK; the thread, or None."""
-    if not runs_cases_here(config) or not calls_surely_made(specs, cache_mode, cache_dir):
+def start(specs: Iterable[str], cache_mode: str, cache_dir: Path | None) -> threading.Thread | None:
+    """Start the import when a process that runs cases will surely call the SDK; the thread, or None."""
+    if not calls_surely_made(specs, cache_mode, cache_dir):
         return None
     thread = threading.Thread(target=_import_sdk, name=THREAD_NAME, daemon=True)
     thread.start()
