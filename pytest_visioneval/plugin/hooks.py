@@ -140,7 +140,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
 @pytest.hookimpl(trylast=True)
 def pytest_collection_finish(session: pytest.Session) -> None:
-    gc_freeze.freeze_after_collection(session)
+    gc_freeze.freeze_after_collection(runs_cases=any(isinstance(item, CaseItem) for item in session.items))
 
 
 @pytest.hookimpl(tryfirst=True)

@@ -23,6 +23,7 @@ from ..cases.spec import SuiteSpec
 from ..errors import CaseFileError
 from ..graders import grader_types
 from ..protocols.case_files import load_case_file
+from . import gc_freeze
 from .model_choices import item_name
 from .options import settings_key
 from .records import record_for
@@ -81,7 +82,12 @@ class CaseFile(pytest.Module):
         # There is no Python to import; an empty module keeps Module's API working.
         return types.ModuleType(self.path.stem.replace(".", "_"))
 
-    def collect(self) -> Iterator[pytest.Item]:
+    def collect(self) -> list[pytest.Item]:
+        # Everything made here lives as long as the session: a cycle collection would find nothing.
+        with gc_freeze.paused():
+            return list(self._items())
+
+    def _items(self) -> Iterator[pytest.Item]:
         suite = load_case_file(self.path, self.config.rootpath)
         self._check(suite)
         settings = self.config.stash[settings_key]

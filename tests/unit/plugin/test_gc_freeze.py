@@ -6,6 +6,7 @@ processes (``gc.get_freeze_count()`` printed by a conftest), never in this one.
 
 from __future__ import annotations
 
+import gc
 import subprocess
 import sys
 from pathlib import Path
@@ -110,3 +111,43 @@ def test_only_a_process_that_ends_with_pytest_is_frozen_at_exit(monkeypatch: pyt
     assert gc_freeze._process_ends_with_pytest(worker)  # an xdist worker exits when its session ends
     monkeypatch.setattr(sys, "argv", ["/venv/bin/pytest", "tests"])
     assert gc_freeze._process_ends_with_pytest(controller)
+
+
+def test_paused_turns_the_collector_off_inside_and_back_on_after() -> None:
+    assert gc.isenabled()
+    with gc_freeze.paused():
+        assert not gc.isenabled()
+    assert gc.isenabled()
+    with pytest.raises(RuntimeError), gc_freeze.paused():
+        raise RuntimeError("a bad case file")
+    assert gc.isenabled()  # also after an error
+
+
+def test_paused_leaves_a_collector_that_was_off_off() -> None:
+    gc.disable()
+    try:
+        with gc_freeze.paused():
+            pass
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
+
+
+def test_a_case_file_is_read_with_the_collector_paused(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
+    from pytest_visioneval.plugin import items
+
+    seen: list[bool] = []
+    real_load = items.load_case_file
+
+    def load_and_look(*args: Any, **kwargs: Any) -> Any:
+        seen.append(gc.isenabled())
+        return real_load(*args, **kwargs)
+
+    monkeypatch.setattr(items, "load_case_file", load_and_look)
+    pytester.makefile(".eval.yaml", tiny=CASES)
+    (pytester.path / "broken.eval.yaml").write_text("suite: broken\ncases: [\n")
+    _red_png(pytester.path)
+    result = pytester.runpytest_inprocess("--collect-only", "-q")
+    result.stdout.fnmatch_lines(["*1 test collected*1 error*"])
+    assert seen == [False, False]  # both files, the broken one too
+    assert gc.isenabled()  # and back on after the error of the broken one
