@@ -36,7 +36,9 @@ from PIL import Image
 from ..artifacts import Artifact
 from ..cases.spec import CaseSpec
 from .base import Gate, Grade, GradeContext
-from .imaging import CHANGE_TOLERANCE, content_share, decode, downscaled, load_path, perceived_difference, rgb_array, same_aspect
+
+# ``imaging`` (and with it numpy) is imported where an image is graded, not here: collection
+# imports this module for the options schema of nearly every case file, and must stay light.
 
 # Blank below 0.2% of content pixels: a 64x64 icon on a 1024x1024 canvas is 0.4%.
 DEFAULT_MIN_CONTENT = 0.002
@@ -76,6 +78,8 @@ class ImageGrader:
         return None
 
     def grade(self, case: CaseSpec, artifacts: Sequence[Artifact], context: GradeContext | None = None) -> Grade:
+        from .imaging import decode, load_path
+
         opts = self.options
         images = [a for a in artifacts if a.kind == "image"]
         decoded: list[tuple[str, Image.Image]] = []
@@ -178,6 +182,8 @@ def requested_size(params: Mapping[str, Any]) -> tuple[int, int] | None:
 
 def _blankness(image: Image.Image) -> tuple[float, float]:
     """(share of content pixels, luminance std) of the image, transparency flattened and noise averaged away."""
+    from .imaging import content_share, downscaled
+
     pixels = downscaled(image)
     # Weighted sum, not a matrix product: a product wakes BLAS's thread pool, which then spins on
     # every core for a while, taking CPU from the run's other threads.
@@ -187,6 +193,8 @@ def _blankness(image: Image.Image) -> tuple[float, float]:
 
 def changed_share(source: Image.Image, output: Image.Image) -> float | None:
     """Share of ``output``'s pixels that differ from ``source`` (1-pixel shifts allowed); None at another aspect."""
+    from .imaging import CHANGE_TOLERANCE, perceived_difference, rgb_array, same_aspect
+
     if not same_aspect(output.size, source.size):
         return None  # another picture; matches_input says whether that is wrong
     before = rgb_array(source)
@@ -195,6 +203,8 @@ def changed_share(source: Image.Image, output: Image.Image) -> float | None:
 
 
 def _matches_input(decoded: list[tuple[str, Image.Image]], first_input: tuple[str, Image.Image]) -> Gate:
+    from .imaging import same_aspect
+
     input_name, source = first_input
     wrong = [f"{name} is {img.width}x{img.height}" for name, img in decoded if not same_aspect(img.size, source.size)]
     want = f"the aspect ratio of {input_name} ({source.width}x{source.height}, {source.width / source.height:.3f})"
@@ -204,6 +214,8 @@ def _matches_input(decoded: list[tuple[str, Image.Image]], first_input: tuple[st
 
 
 def _requested_size(decoded: list[tuple[str, Image.Image]], requested: tuple[int, int]) -> Gate:
+    from .imaging import same_aspect
+
     width, height = requested
     wrong = [f"{name} is {img.width}x{img.height}" for name, img in decoded if not same_aspect(img.size, requested)]
     want = f"the requested size {width}x{height} (aspect {width / height:.3f})"

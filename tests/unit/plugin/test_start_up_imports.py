@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 HEAVY = ("numpy", "scipy", "openai", "playwright", "krippendorff")
 
@@ -22,3 +23,40 @@ def test_loading_the_plugin_imports_no_heavy_library() -> None:
     )
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True, timeout=60)
     assert json.loads(done.stdout) == []
+
+
+CASE_FILE = """
+suite: light
+cases:
+  - id: one
+    task: image_generation
+    prompt: a red square
+    graders:
+      - use: image
+        options: {width: 8, height: 8}
+"""
+# Printed when collection is done: which heavy libraries and which grader modules are loaded by then.
+PROBE = f"""
+import json, sys
+
+def pytest_collection_finish(session):
+    heavy = sorted(name for name in {HEAVY!r} if name in sys.modules)
+    graders = sorted(name.rpartition(".")[2] for name in sys.modules if name.startswith("pytest_visioneval.graders."))
+    print("LOADED " + json.dumps({{"heavy": heavy, "graders": graders}}))
+"""
+
+
+def test_collecting_case_files_imports_only_the_graders_they_use(tmp_path: Path) -> None:
+    (tmp_path / "light.eval.yaml").write_text(CASE_FILE)
+    (tmp_path / "conftest.py").write_text(PROBE)
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "--collect-only", "-q", "-s", "-p", "no:cacheprovider"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert "1 test collected" in done.stdout, done.stdout + done.stderr
+    loaded = json.loads(next(line for line in done.stdout.splitlines() if line.startswith("LOADED ")).removeprefix("LOADED "))
+    assert loaded["heavy"] == []  # numpy loads when the first image is graded
+    assert loaded["graders"] == ["base", "image", "registry"]  # not the OCR, similarity or judge graders
