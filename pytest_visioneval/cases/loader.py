@@ -68,11 +68,15 @@ def load_yaml_text(text: str, path: Path) -> LoadedYaml:
         node = loader.get_single_node()
         if node is None:
             raise CaseFileError(path, "file is empty", line=1)
-        if "&" in text:  # without an anchor there is no alias: the node graph is a tree as big as the text
-            _check_expansion(node, path)
         lines: dict[PathKey, int] = {(): node.start_mark.line + 1}
-        _index(node, (), lines, path)
-        data = loader.construct_document(node)
+        if "&" in text or "<<" in text:
+            # Anchors, aliases or merge keys: PyYAML's constructor resolves them, after a check that
+            # the aliases do not expand the file past its size limit.
+            _check_expansion(node, path)
+            _index(node, (), lines, path)
+            data = loader.construct_document(node)
+        else:  # no anchor, no alias: the node graph is a tree as big as the text
+            data = _tree_data(node, (), lines, path, loader)
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         line = mark.line + 1 if mark is not None else None
@@ -128,6 +132,54 @@ def _children(node: yaml.Node) -> list[yaml.Node]:
     if isinstance(node, yaml.SequenceNode):
         return list(node.value)
     return []
+
+
+_MAP_TAG = "tag:yaml.org,2002:map"
+_SEQ_TAG = "tag:yaml.org,2002:seq"
+_STR_TAG = "tag:yaml.org,2002:str"
+
+
+def _tree_data(node: yaml.Node, prefix: PathKey, lines: dict[PathKey, int], path: Path, loader: Any) -> Any:
+    """The data of a node tree and the line of every key and item below ``prefix``, in one walk.
+
+    Gives what PyYAML's constructor gives for the same tree; plain mappings,
+    sequences and strings (nearly all of a case file) are built here directly,
+    any other node by the constructor.
+    """
+    if isinstance(node, yaml.ScalarNode):
+        return node.value if node.tag == _STR_TAG else loader.construct_object(node)
+    if isinstance(node, yaml.SequenceNode) and node.tag == _SEQ_TAG:
+        items = []
+        for i, item in enumerate(node.value):
+            here = prefix + (i,)
+            lines[here] = item.start_mark.line + 1
+            items.append(_tree_data(item, here, lines, path, loader))
+        return items
+    if isinstance(node, yaml.MappingNode) and node.tag == _MAP_TAG:
+        mapping: dict[Any, Any] = {}
+        seen: set[Any] = set()
+        for key_node, value_node in node.value:
+            if isinstance(key_node, yaml.ScalarNode):
+                key_name = key_node.value
+                key = key_node.value if key_node.tag == _STR_TAG else loader.construct_object(key_node)
+            else:
+                key_name = repr(key_node)
+                key = loader.construct_object(key_node, deep=True)
+            here = prefix + (key_name,)
+            if key_name in seen:
+                raise CaseFileError(path, "duplicate key", line=key_node.start_mark.line + 1, field=format_field(here))
+            seen.add(key_name)
+            lines[here] = key_node.start_mark.line + 1
+            try:
+                hash(key)
+            except TypeError:
+                raise yaml.constructor.ConstructorError(
+                    "while constructing a mapping", node.start_mark, "found unhashable key", key_node.start_mark
+                ) from None
+            mapping[key] = _tree_data(value_node, here, lines, path, loader)
+        return mapping
+    _index(node, prefix, lines, path)  # another tag (!!set, !!omap, ...): the constructor knows it
+    return loader.construct_object(node, deep=True)
 
 
 def _index(node: yaml.Node, prefix: PathKey, lines: dict[PathKey, int], path: Path) -> None:

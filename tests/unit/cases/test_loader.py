@@ -195,3 +195,66 @@ def test_a_file_without_anchors_skips_the_expansion_walk_and_loads_the_same(
     assert load_yaml_text(plain, tmp_path / "plain.eval.yaml").data["cases"][0]["prompt"] == "cats and dogs"
     assert load_yaml_text(anchored, tmp_path / "anchored.eval.yaml").data["base"] == {"prompt": "p"}
     assert walked == ["anchored.eval.yaml"]
+
+
+# -- the one-walk builder of anchor-free files gives what PyYAML's constructor gives --
+TRICKY_DOCUMENTS = [
+    "suite: s\ncases:\n  - id: a\n    prompt: 'a cat'\n    params: {n: 2, size: 1024x1024, quality: null}\n",
+    "ints: [0, -3, 0x1f, 0o17, 1_000]\nfloats: [1.5, -0.0, .inf, -.inf, 1e3]\nbools: [true, False, yes, no, on]\n",
+    "nulls: [~, null, ]\nempty:\nstamp: 2026-11-23\nwhen: 2026-11-23T10:00:00Z\n",
+    "explicit: !!str 123\nnumber_text: '42'\nbinary: !!binary aGVsbG8=\nfloat_tag: !!float 3\n",
+    "1: one\ntrue: yes\n2.5: half\nnull: nothing\n",
+    "set: !!set {a, b}\nomap: !!omap [{x: 1}, {y: 2}]\npairs: !!pairs [{k: 1}, {k: 2}]\n",
+    "folded: >\n  two\n  lines\nliteral: |\n  keep\n  lines\n",
+    "unicode: 'café – ✓'\nquoted: \"tab\\there\"\nnested: [[1, [2, [3]]], {a: {b: {c: [d]}}}]\n",
+    "[1, two, {three: 3}]\n",
+    "just a string\n",
+    "? [complex, key]\n: value\n",
+]
+
+
+def _constructor_result(text: str) -> tuple[object, dict[tuple[object, ...], int]]:
+    """What PyYAML's own constructor and the separate line index give for ``text``."""
+    from pytest_visioneval.cases import loader
+
+    yaml_loader = loader._Loader(text)
+    try:
+        node = yaml_loader.get_single_node()
+        lines: dict[tuple[object, ...], int] = {(): node.start_mark.line + 1}
+        loader._index(node, (), lines, Path("x"))
+        return yaml_loader.construct_document(node), lines
+    finally:
+        yaml_loader.dispose()
+
+
+@pytest.mark.parametrize("text", TRICKY_DOCUMENTS[:-1])
+def test_anchor_free_files_load_as_the_constructor_loads_them(tmp_path: Path, text: str) -> None:
+    loaded = load_yaml_text(text, tmp_path / "x.eval.yaml")
+    data, lines = _constructor_result(text)
+    assert repr(loaded.data) == repr(data)  # repr: True and 1, 1.0 and 1, '42' and 42 differ
+    assert loaded.lines == lines
+
+
+def test_an_unhashable_key_is_invalid_yaml_with_its_line(tmp_path: Path) -> None:
+    with pytest.raises(CaseFileError, match="invalid YAML: found unhashable key") as info:
+        load_yaml_text(TRICKY_DOCUMENTS[-1], tmp_path / "x.eval.yaml")
+    assert info.value.line == 1
+
+
+def test_an_unknown_tag_is_invalid_yaml_with_its_line(tmp_path: Path) -> None:
+    with pytest.raises(CaseFileError, match="invalid YAML") as info:
+        load_yaml_text("suite: s\ncode: !!python/name:os.system\n", tmp_path / "x.eval.yaml")
+    assert info.value.line == 2
+
+
+def test_every_shipped_case_file_loads_as_the_constructor_loads_it(tmp_path: Path) -> None:
+    root = Path(__file__).resolve().parents[3]
+    files = [p for folder in ("cases", "pytest_visioneval", "tests") for p in (root / folder).rglob("*.yaml")]
+    assert len(files) > 10
+    for file in files:
+        text = file.read_text(encoding="utf-8")
+        if "&" in text or "<<" in text:
+            continue  # those go through the constructor itself
+        data, lines = _constructor_result(text)
+        loaded = load_yaml_text(text, file)
+        assert (repr(loaded.data), loaded.lines) == (repr(data), lines), file
