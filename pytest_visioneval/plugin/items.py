@@ -30,15 +30,19 @@ from .records import record_for
 
 # Case uids seen in this session -> "file:line" of their first definition.
 _seen_uids_key = pytest.StashKey[dict[str, str]]()
-_registered_tags_key = pytest.StashKey[set[str]]()
+_tag_marks_key = pytest.StashKey[dict[str, pytest.MarkDecorator]]()
 
 
-def _register_marker(config: pytest.Config, tag: str) -> None:
-    """Declare a YAML tag as a marker once, so ``-m`` and ``--strict-markers`` accept it."""
-    registered = config.stash.setdefault(_registered_tags_key, set())
-    if tag not in registered:
-        registered.add(tag)
+def _tag_mark(config: pytest.Config, tag: str) -> pytest.MarkDecorator:
+    """The marker of a YAML tag, declared once, so ``-m`` and ``--strict-markers`` accept it.
+
+    Made once per tag, not per case: looking a marker up by name is a large part of making an item.
+    """
+    marks = config.stash.setdefault(_tag_marks_key, {})
+    if tag not in marks:
         config.addinivalue_line("markers", f"{tag}: tag from visioneval case files")
+        marks[tag] = getattr(pytest.mark, tag)
+    return marks[tag]
 
 
 def is_case_file(path: Path, globs: tuple[str, ...]) -> bool:
@@ -142,8 +146,7 @@ class CaseItem(pytest.Function):
         if model_label is not None:
             self.extra_keyword_matches.add(model_label)
         for tag in case.tags:
-            _register_marker(self.config, tag)
-            self.add_marker(tag)
+            self.add_marker(_tag_mark(self.config, tag))
         if case.skip:
             self.add_marker(pytest.mark.skip(reason=case.skip))
         if case.xfail:
