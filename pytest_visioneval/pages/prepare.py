@@ -13,13 +13,16 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from ..artifacts import Artifact, ArtifactStore
 from ..cases.spec import CaseSpec
 from ..graders.base import Metric
 from ..graders.rendered import DOM_NAME, REPORT_NAME, capture_names
 from .extract import ExtractionError, extract_page
-from .render import PageRenderer, RenderOptions, RenderResult
+
+if TYPE_CHECKING:  # the renderer's module (and its CDN mirror) loads only where a page is rendered
+    from .render import PageRenderer, RenderResult
 
 PAGE_NAME = "page.html"
 
@@ -46,6 +49,8 @@ def prepare(
     artifacts = artifacts + _page_if_needed(case, artifacts, store, model, folder)
     if case.render is None:
         return PreparedOutput(artifacts)
+    from .render import RenderOptions
+
     entry = next((a for a in artifacts if a.kind == "html" and a.path is not None), None)
     if entry is None or entry.path is None:
         raise ExtractionError(f"case {case.uid} asks for render, but its output holds no HTML page")

@@ -42,14 +42,16 @@ import shutil
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 from urllib.parse import unquote, urlsplit
 
 from ..cases.paths import PathEscapeError, resolve_inside
 from ..errors import VisionEvalError
 from ..graders.rendered import capture_names
-from .cdn_mirror import CdnMirror
 from .memory_watch import MemoryWatch
+
+if TYPE_CHECKING:  # the CDN mirror (urllib, tarfile, ...) loads with the first page rendered
+    from .cdn_mirror import CdnMirror
 
 PAGE_ORIGIN = "http://page.visioneval.invalid"
 CHROMIUM_ENV = "VISIONEVAL_CHROMIUM"
@@ -193,6 +195,8 @@ class Renderer:
     @property
     def mirror(self) -> CdnMirror:
         if self._mirror is None:
+            from .cdn_mirror import CdnMirror
+
             self._mirror = CdnMirror(Path(self.cdn_dir) if self.cdn_dir is not None else None)
         return self._mirror
 

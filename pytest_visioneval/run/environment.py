@@ -4,12 +4,14 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..artifacts import ArtifactStore
 from ..graders import GradeContext
 from ..models import Model
-from ..pages.render import PageRenderer
+
+if TYPE_CHECKING:  # the renderer's module (and its CDN mirror) loads only where a page is rendered
+    from ..pages.render import PageRenderer
 
 
 @dataclass(frozen=True)

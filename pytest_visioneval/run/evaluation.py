@@ -28,7 +28,6 @@ from ..graders.outcome import CaseEvaluation, GateOutcome
 from .case import generate, grade, protocol_metrics
 from .entries import artifact_entry, gate_entry, metric_entry
 from .environment import Environment
-from .mutation import mutation_outcome
 from .page_rule import prepare_output
 from .repeats import combine, flaky_metrics
 
@@ -58,6 +57,8 @@ def evaluate_case(case: CaseSpec, env: Environment) -> dict[str, Any]:
 
 def _evaluate(case: CaseSpec, env: Environment, outcome: dict[str, Any]) -> dict[str, Any]:
     if env.mutants:
+        from .mutation import mutation_outcome  # the mutants and what they import: only for the self-test
+
         baseline, mutation = mutation_outcome(case, env, outcome)
         return {**_entries(case, baseline), "mutation": mutation}
     evaluations: list[CaseEvaluation] = []

@@ -60,3 +60,35 @@ def test_collecting_case_files_imports_only_the_graders_they_use(tmp_path: Path)
     loaded = json.loads(next(line for line in done.stdout.splitlines() if line.startswith("LOADED ")).removeprefix("LOADED "))
     assert loaded["heavy"] == []  # numpy loads when the first image is graded
     assert loaded["graders"] == ["base", "image", "registry"]  # not the OCR, similarity or judge graders
+
+
+RUN_PROBE = """
+import json, sys
+
+def pytest_sessionfinish(session):
+    ours = sorted(name for name in sys.modules if name.startswith("pytest_visioneval."))
+    print("LOADED " + json.dumps(ours))
+"""
+
+
+def test_an_image_case_run_imports_no_mutant_or_page_rendering_code(tmp_path: Path) -> None:
+    from PIL import Image
+
+    image = Image.new("RGB", (8, 8), "white")
+    image.paste((200, 20, 20), (2, 2, 6, 6))
+    image.save(tmp_path / "red.png")
+    (tmp_path / "light.eval.yaml").write_text(CASE_FILE.replace("    graders:", "    reference: red.png\n    graders:"))
+    (tmp_path / "conftest.py").write_text(RUN_PROBE)
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-s", "-p", "no:cacheprovider", "--eval-output-dir", str(tmp_path / "out")],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert "1 passed" in done.stdout, done.stdout + done.stderr
+    loaded = json.loads(next(line for line in done.stdout.splitlines() if "LOADED " in line).partition("LOADED ")[2])
+    assert "pytest_visioneval.run.evaluation" in loaded  # the case did run
+    # The mutation self-test and the CDN mirror load only when they are used.
+    assert not [name for name in loaded if name.startswith(("pytest_visioneval.mutants", "pytest_visioneval.run.mutation"))]
+    assert not [name for name in loaded if name.startswith("pytest_visioneval.pages.cdn_")]
