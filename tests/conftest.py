@@ -47,6 +47,24 @@ def draw_png(path: Path, size: tuple[int, int] = (64, 48), color: tuple[int, int
     return path
 
 
+def install_distribution(
+    site: Path, name: str, group: str, entry_points: dict[str, str], modules: dict[str, str], monkeypatch: pytest.MonkeyPatch
+) -> Path:
+    """A real installed distribution in ``site`` (a dist-info folder on sys.path) publishing ``entry_points`` in ``group``.
+
+    ``modules`` maps module names to their source, written next to it.
+    """
+    dist_info = site / f"{name}-0.1.dist-info"
+    dist_info.mkdir(parents=True)
+    (dist_info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {name}\nVersion: 0.1\n", encoding="utf-8")
+    lines = [f"[{group}]"] + [f"{entry} = {target}" for entry, target in entry_points.items()]
+    (dist_info / "entry_points.txt").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    for module, source in modules.items():
+        (site / f"{module}.py").write_text(source, encoding="utf-8")
+    monkeypatch.syspath_prepend(str(site))
+    return site
+
+
 def read_json(path: Path) -> Any:
     return json.loads(Path(path).read_text(encoding="utf-8"))
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import subprocess
 import sys
-import textwrap
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -13,6 +12,7 @@ import pytest
 from pytest_visioneval.errors import GraderError
 from pytest_visioneval.graders import BUILTIN_GRADERS, ENTRY_POINT_GROUP, create_grader, grader_types, option_schemas
 from pytest_visioneval.graders.image import ImageGrader
+from tests.conftest import install_distribution
 
 PLUGIN_MODULE = """
 class WordCountGrader:
@@ -36,23 +36,18 @@ class ShadowGrader:
 @pytest.fixture
 def plugin_graders(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     """An installed distribution (a dist-info folder on sys.path) that publishes three graders, one named like a built-in."""
-    site = tmp_path / "site"
-    dist_info = site / "vegraders-0.1.dist-info"
-    dist_info.mkdir(parents=True)
-    (dist_info / "METADATA").write_text("Metadata-Version: 2.1\nName: vegraders\nVersion: 0.1\n", encoding="utf-8")
-    (dist_info / "entry_points.txt").write_text(
-        textwrap.dedent(
-            f"""\
-            [{ENTRY_POINT_GROUP}]
-            word_count = ve_plugin_graders:WordCountGrader
-            no_schema = ve_plugin_graders:NoSchemaGrader
-            image = ve_plugin_graders:ShadowGrader
-            """
-        ),
-        encoding="utf-8",
+    install_distribution(
+        tmp_path / "site",
+        "vegraders",
+        ENTRY_POINT_GROUP,
+        {
+            "word_count": "ve_plugin_graders:WordCountGrader",
+            "no_schema": "ve_plugin_graders:NoSchemaGrader",
+            "image": "ve_plugin_graders:ShadowGrader",
+        },
+        {"ve_plugin_graders": PLUGIN_MODULE},
+        monkeypatch,
     )
-    (site / "ve_plugin_graders.py").write_text(PLUGIN_MODULE, encoding="utf-8")
-    monkeypatch.syspath_prepend(str(site))
     grader_types.cache_clear()  # the entry points are read once per process
     yield
     grader_types.cache_clear()

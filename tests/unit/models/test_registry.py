@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import sys
-import textwrap
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -13,6 +12,7 @@ from pytest_visioneval.errors import ModelError, UnknownModelError
 from pytest_visioneval.models import ENTRY_POINT_GROUP, Model, ModelSettings, available_providers, create_model
 from pytest_visioneval.models.reference import ReferenceModel
 from pytest_visioneval.models.replay import ReplayModel
+from tests.conftest import install_distribution
 
 MODULES = ("ve_fake_provider", "ve_broken_provider")
 
@@ -46,26 +46,20 @@ def make_nothing(argument, settings):
 @pytest.fixture
 def fake_distribution(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     """A real installed distribution (dist-info folder on sys.path) publishing model providers."""
-    site = tmp_path / "site"
-    dist_info = site / "fakepkg-0.1.dist-info"
-    dist_info.mkdir(parents=True)
-    (dist_info / "METADATA").write_text("Metadata-Version: 2.1\nName: fakepkg\nVersion: 0.1\n", encoding="utf-8")
-    (dist_info / "entry_points.txt").write_text(
-        textwrap.dedent(
-            f"""\
-            [{ENTRY_POINT_GROUP}]
-            fake = ve_fake_provider:make_model
-            nothing = ve_fake_provider:make_nothing
-            broken = ve_broken_provider:make_model
-            missing_attr = ve_fake_provider:no_such_factory
-            openai = ve_fake_provider:make_model
-            """
-        ),
-        encoding="utf-8",
+    site = install_distribution(
+        tmp_path / "site",
+        "fakepkg",
+        ENTRY_POINT_GROUP,
+        {
+            "fake": "ve_fake_provider:make_model",
+            "nothing": "ve_fake_provider:make_nothing",
+            "broken": "ve_broken_provider:make_model",
+            "missing_attr": "ve_fake_provider:no_such_factory",
+            "openai": "ve_fake_provider:make_model",
+        },
+        {"ve_fake_provider": FAKE_MODULE, "ve_broken_provider": "import ve_dependency_that_is_not_installed\n"},
+        monkeypatch,
     )
-    (site / "ve_fake_provider.py").write_text(FAKE_MODULE, encoding="utf-8")
-    (site / "ve_broken_provider.py").write_text("import ve_dependency_that_is_not_installed\n", encoding="utf-8")
-    monkeypatch.syspath_prepend(str(site))
     yield site
     for name in MODULES:
         sys.modules.pop(name, None)
