@@ -159,17 +159,11 @@ def _tree_data(node: yaml.Node, prefix: PathKey, lines: dict[PathKey, int], path
         mapping: dict[Any, Any] = {}
         seen: set[Any] = set()
         for key_node, value_node in node.value:
-            if isinstance(key_node, yaml.ScalarNode):
-                key_name = key_node.value
-                key = key_node.value if key_node.tag == _STR_TAG else loader.construct_object(key_node)
+            here = _key_path(key_node, prefix, seen, lines, path)
+            if isinstance(key_node, yaml.ScalarNode) and key_node.tag == _STR_TAG:
+                key = key_node.value
             else:
-                key_name = repr(key_node)
                 key = loader.construct_object(key_node, deep=True)
-            here = prefix + (key_name,)
-            if key_name in seen:
-                raise CaseFileError(path, "duplicate key", line=key_node.start_mark.line + 1, field=format_field(here))
-            seen.add(key_name)
-            lines[here] = key_node.start_mark.line + 1
             try:
                 hash(key)
             except TypeError:
@@ -182,19 +176,24 @@ def _tree_data(node: yaml.Node, prefix: PathKey, lines: dict[PathKey, int], path
     return loader.construct_object(node, deep=True)
 
 
+def _key_path(key_node: yaml.Node, prefix: PathKey, seen: set[Any], lines: dict[PathKey, int], path: Path) -> PathKey:
+    """The path of a mapping key's value; notes the key's line, and refuses a key its mapping already has."""
+    key = key_node.value if isinstance(key_node, yaml.ScalarNode) else repr(key_node)
+    here = prefix + (key,)
+    if key in seen:
+        raise CaseFileError(path, "duplicate key", line=key_node.start_mark.line + 1, field=format_field(here))
+    seen.add(key)
+    lines[here] = key_node.start_mark.line + 1
+    return here
+
+
 def _index(node: yaml.Node, prefix: PathKey, lines: dict[PathKey, int], path: Path) -> None:
     if isinstance(node, yaml.MappingNode):
         seen: set[Any] = set()
         for key_node, value_node in node.value:
-            key = key_node.value if isinstance(key_node, yaml.ScalarNode) else repr(key_node)
-            if key == "<<":  # merge key: its own keys are indexed where they are written
-                continue
-            here = prefix + (key,)
-            if key in seen:
-                raise CaseFileError(path, "duplicate key", line=key_node.start_mark.line + 1, field=format_field(here))
-            seen.add(key)
-            lines[here] = key_node.start_mark.line + 1
-            _index(value_node, here, lines, path)
+            if isinstance(key_node, yaml.ScalarNode) and key_node.value == "<<":
+                continue  # merge key: its own keys are indexed where they are written
+            _index(value_node, _key_path(key_node, prefix, seen, lines, path), lines, path)
     elif isinstance(node, yaml.SequenceNode):
         for i, item in enumerate(node.value):
             here = prefix + (i,)

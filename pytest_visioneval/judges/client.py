@@ -42,6 +42,7 @@ from .content import DEFAULT_MAX_IMAGES, DEFAULT_MAX_SIDE, JudgeRequest, chat_co
 from .parse import ReplyRejected, parse_reply
 
 RESPONSE_FORMATS = ("json_schema", "json_object", "none")
+CHAT_COMPLETIONS_PATH = "/chat/completions"  # below the client's base URL
 
 
 @dataclass(frozen=True)
@@ -288,9 +289,6 @@ def _client_factory(key: str, base_url: str, settings: JudgeSettings) -> Callabl
         return openai.OpenAI(api_key=key, base_url=base_url, timeout=settings.timeout, max_retries=0, http_client=http_client)
 
     return make
-
-
-CHAT_COMPLETIONS_PATH = "/chat/completions"
 
 
 def chat_body(kwargs: dict[str, Any], messages: list[dict[str, Any]]) -> dict[str, Any]:
