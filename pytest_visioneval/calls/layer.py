@@ -29,6 +29,7 @@ from urllib.parse import urlsplit, urlunsplit
 from tenacity import RetryCallState, Retrying, retry_if_exception, stop_after_attempt
 
 from ..errors import BatchError, ConfigError
+from ..waiting import may_wait
 from .batch_book import BatchBook
 from .batch_request import BatchRequest
 from .budget import BudgetLedger, CallHint, Reservation
@@ -184,6 +185,7 @@ class CallLayer:
         material = {"model": model, "repeat": repeat, "case_repeat": _case_repeat.get(), "request": key_material}
         cache = self.cache
         if cache is None:
+            may_wait(f"a {kind} call (no cache)")
             if prepare is not None:
                 prepare()
             return self._run(kind, model, run, usage, attempts, slot_in_transport, material)
@@ -194,6 +196,7 @@ class CallLayer:
         if hit is not None:
             usage.book(kind, model, hit.get("usage", {}), self.settings.prices, cached=True)
             return CallResult(hit["value"], hit.get("usage", {}))
+        may_wait(f"a {kind} call the cache does not hold")
         with cache.single_flight(kind, key):
             hit = cache.get(kind, key)  # another thread or worker may have made it while we waited
             if hit is not None:

@@ -75,6 +75,7 @@ from PIL import Image
 from ..artifacts import Artifact
 from ..cases.spec import CaseSpec
 from ..errors import GraderError
+from ..waiting import may_wait
 from .base import Gate, Grade, GradeContext, Metric
 from .imaging import decode, rgb_array
 
@@ -482,6 +483,7 @@ def _union(boxes: Any) -> Box:
 
 
 def _tesseract(call: Callable[..., Any], image: Image.Image, lang: str, psm: int, **kwargs: Any) -> Any:
+    may_wait("OCR")
     try:
         return call(image, lang=lang, config=f"--psm {psm}", timeout=OCR_TIMEOUT_S, **kwargs)
     except pytesseract.TesseractNotFoundError as exc:

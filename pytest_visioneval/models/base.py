@@ -31,6 +31,12 @@ class Model(Protocol):
     ``name`` is the full ``--model`` string (it names the output folder and
     the snapshots). ``generate`` must raise :class:`~pytest_visioneval.errors.ModelError`
     when it cannot produce an output; anything it returns is graded.
+
+    Optional: ``waits_only_in_calls = True`` says that every wait of
+    ``generate`` is a call through the run's call layer (``settings.calls``), so
+    a case whose calls are all cached is evaluated without a hand-over to a
+    background thread (see :mod:`pytest_visioneval.waiting`). Leave it out when
+    the model waits for anything else (a subprocess, its own HTTP client).
     """
 
     name: str

@@ -31,6 +31,7 @@ from ..artifacts import Artifact, ModelOutput
 from ..cases.spec import CaseSpec
 from ..errors import ModelError
 from ..pages.extract import ExtractionError, extract_page
+from ..waiting import model_waits_only_in_calls
 from .base import Model, ModelFactory, ModelSettings
 
 PROVIDER = "pwg-edit"
@@ -75,6 +76,10 @@ class EditPipelineModel:
         self.writer = writer
         self.editor = editor
         self.name = name or f"{PROVIDER}:{writer.name}+{editor.name}"
+
+    @property
+    def waits_only_in_calls(self) -> bool:
+        return model_waits_only_in_calls(self.writer) and model_waits_only_in_calls(self.editor)
 
     def generate(self, case: CaseSpec, params: Mapping[str, Any]) -> ModelOutput:
         if case.task != "html_generation":

@@ -50,6 +50,8 @@ from .base import ModelSettings
 
 
 class OpenAIModel:
+    waits_only_in_calls = True  # every request goes through the call layer (see waiting.py)
+
     def __init__(
         self,
         model: str,

@@ -19,6 +19,7 @@ from .base import ModelSettings
 
 class ReferenceModel:
     name = "reference"
+    waits_only_in_calls = True  # it copies the case's reference: nothing to wait for
 
     @classmethod
     def from_argument(cls, argument: str, settings: ModelSettings) -> ReferenceModel:

@@ -37,6 +37,8 @@ from .base import ModelSettings
 
 
 class ReplayModel:
+    waits_only_in_calls = True  # it reads files: nothing to wait for
+
     def __init__(self, root: Path, name: str):
         self.root = root
         self.name = name

@@ -15,6 +15,7 @@ from ..errors import GraderError
 from ..graders import Gate, GradeContext, Metric, create_grader
 from ..graders.outcome import CaseEvaluation, GateOutcome
 from ..models.base import Model
+from ..waiting import may_wait, model_waits_only_in_calls
 
 
 def effective_params(case: CaseSpec, overrides: Mapping[str, Any]) -> dict[str, Any]:
@@ -32,6 +33,8 @@ def generate(
     label: str | None = None,
 ) -> tuple[Artifact, ...]:
     """Run the model and store its output under ``folder`` (default: the case id) of its ``label`` (default: its name)."""
+    if not model_waits_only_in_calls(model):
+        may_wait(f"the model {model.name}")
     output = model.generate(case, effective_params(case, overrides))
     return store.save(label or model.name, case.suite, folder or case.id, output)
 

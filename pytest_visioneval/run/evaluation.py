@@ -25,6 +25,7 @@ from ..cases.spec import CaseSpec
 from ..errors import VisionEvalError
 from ..graders import Gate, Metric
 from ..graders.outcome import CaseEvaluation, GateOutcome
+from ..waiting import WouldWait, without_waiting
 from .case import generate, grade, protocol_metrics
 from .entries import artifact_entry, gate_entry, metric_entry
 from .environment import Environment
@@ -53,6 +54,15 @@ def evaluate_case(case: CaseSpec, env: Environment) -> dict[str, Any]:
     outcome["usage"] = usage.as_dict()
     outcome["judges"] = usage.judges()
     return outcome
+
+
+def evaluate_without_waiting(case: CaseSpec, env: Environment) -> dict[str, Any] | None:
+    """:func:`evaluate_case` on this thread, or ``None`` as soon as it would wait (see :mod:`waiting`)."""
+    with without_waiting():
+        try:
+            return evaluate_case(case, env)
+        except WouldWait:
+            return None  # what it did so far (outputs stored, grades) is done again by the thread that takes it
 
 
 def _evaluate(case: CaseSpec, env: Environment, outcome: dict[str, Any]) -> dict[str, Any]:

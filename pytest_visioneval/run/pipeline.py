@@ -18,6 +18,11 @@ which a pid check would still call alive - so a waiter that can take the lock
 knows the claimer is gone and takes the case over. Outcomes are plain JSON
 (see :mod:`evaluation`).
 
+A case that would wait for nothing (its calls all in the cache: a warm run) is
+evaluated on the thread that starts it, never handed to the pool: each start
+first tries :func:`evaluation.evaluate_without_waiting`, and only a case that
+reaches a point that waits (see :mod:`waiting`) goes to a background thread.
+
 A claimer that is alive but does not move (stopped, frozen, deadlocked) holds
 its lock forever, so waiting is bounded twice: the claimer's process touches
 its claims every second (a heartbeat thread), and a waiter whose claim has
@@ -42,7 +47,7 @@ from typing import Any
 
 from ..artifacts import write_atomic
 from ..cases.spec import CaseSpec
-from .evaluation import Environment, evaluate_case
+from .evaluation import Environment, evaluate_case, evaluate_without_waiting
 
 _POLL = 0.01
 # Threads per slot of --eval-concurrency: a case's local work (decoding, grading, OCR) runs between its
@@ -96,6 +101,10 @@ class CasePipeline:
         self._lock = threading.Lock()
         self._futures: dict[str, Future[dict[str, Any]]] = {}
         self._running = 0  # started and not yet done (kept as a count: a refill must not rescan every case)
+        # Made on a starting thread and not yet taken by pytest: they count against the cases run ahead
+        # like running ones, so a warm run does not evaluate the whole session at its first case.
+        self._made_here: set[str] = set()
+        self._inline = concurrency is not None and not env.mutants  # the self-test's many variants: always a thread
         self._started: set[str] = set()  # without an exchange: the cases this worker has started (its claims)
         self._held: dict[str, int] = {}  # with an exchange: nodeid -> fd holding the lock of our claim
         self._held_lock = threading.Lock()  # the heartbeat never touches an fd closed (and reused) meanwhile
@@ -124,14 +133,18 @@ class CasePipeline:
             return evaluate_case(case, self._env(nodeid))
         with self._lock:
             future = self._futures.get(nodeid)
-            if future is None and self.exchange is None:  # every case is ours: start it now (_fill below refills)
+            start_now = future is None and self.exchange is None  # every case is ours: start it now (_fill refills)
+            if start_now:
                 self._started.add(nodeid)
-                future = self._start(nodeid, case)
+                future = self._begin(nodeid)
+        if future is not None and start_now:
+            self._run(nodeid, case, future)
         if future is None:
             future = self._claimed_elsewhere(nodeid, case)
         outcome = future.result()
         with self._lock:
             self._futures.pop(nodeid, None)
+            self._made_here.discard(nodeid)
         self._fill()
         return outcome
 
@@ -202,40 +215,85 @@ class CasePipeline:
         assert self.concurrency is not None
         while True:
             with self._lock:
-                if self._closed or self._next >= len(self._order) or self._running >= self._ahead:
+                if self._closed or self._next >= len(self._order) or self._running + len(self._made_here) >= self._ahead:
                     return
                 nodeid = self._order[self._next]
                 self._next += 1
                 if nodeid in self._futures or nodeid in self._ready or not self._claim(nodeid):
                     continue
                 # Picked and registered under one lock: outcome_for never starts the same case meanwhile.
-                future = self._start(nodeid, self._cases[nodeid])
-            future.add_done_callback(lambda _: self._fill())
+                future = self._begin(nodeid)
+            self._run(nodeid, self._cases[nodeid], future)
 
     def _submit(self, nodeid: str, case: CaseSpec) -> Future[dict[str, Any]]:
         with self._lock:
-            future = self._start(nodeid, case)
-        future.add_done_callback(lambda _: self._fill())
+            future = self._begin(nodeid)
+        self._run(nodeid, case, future)
         return future
 
-    def _start(self, nodeid: str, case: CaseSpec) -> Future[dict[str, Any]]:
-        """Submit the case's job (hold ``self._lock``)."""
-        assert self._pool is not None
-        future = self._pool.submit(self._job, nodeid, case)
+    def _begin(self, nodeid: str) -> Future[dict[str, Any]]:
+        """Register the case as started (hold ``self._lock``); :meth:`_run` then makes its outcome."""
+        future: Future[dict[str, Any]] = Future()
         self._futures[nodeid] = future
         self._running += 1
         return future
 
+    def _run(self, nodeid: str, case: CaseSpec, future: Future[dict[str, Any]]) -> None:
+        """Make the outcome here if the case waits for nothing, else hand the case to a pool thread."""
+        if self._inline:
+            try:
+                outcome = evaluate_without_waiting(case, self._env(nodeid))
+                if outcome is not None:
+                    self._publish(nodeid, outcome)
+            except BaseException as exc:
+                self._ended(nodeid)
+                future.set_exception(exc)
+                if not isinstance(exc, Exception):
+                    raise
+                return
+            if outcome is not None:
+                self._ended(nodeid, made_here=True)  # before the result: outcome_for must find it to discard
+                future.set_result(outcome)
+                return
+        assert self._pool is not None
+        with self._lock:
+            if self._closed:  # the pool is shut down (or about to be): the case is never started
+                self._running -= 1
+                future.cancel()
+                return
+            job = self._pool.submit(self._job, nodeid, case)
+        # Outside the lock: a job already done runs the callback at once, and the callback refills.
+        job.add_done_callback(lambda done: self._settle(future, done))
+
     def _job(self, nodeid: str, case: CaseSpec) -> dict[str, Any]:
         try:
             outcome = evaluate_case(case, self._env(nodeid))
-            if self.exchange is not None:
-                write_atomic(self._path(nodeid, ".json"), json.dumps(outcome).encode("utf-8"))
-                self._release(nodeid)
+            self._publish(nodeid, outcome)
             return outcome
         finally:
-            with self._lock:  # never held by a pool thread before this: no deadlock with _start's caller
-                self._running -= 1
+            self._ended(nodeid)
+
+    def _publish(self, nodeid: str, outcome: dict[str, Any]) -> None:
+        """Hand the outcome to the other workers (under xdist) and let go of the claim."""
+        if self.exchange is not None:
+            write_atomic(self._path(nodeid, ".json"), json.dumps(outcome).encode("utf-8"))
+            self._release(nodeid)
+
+    def _ended(self, nodeid: str, *, made_here: bool = False) -> None:
+        with self._lock:  # never held by the thread that calls this: no deadlock with a starter
+            self._running -= 1
+            if made_here:
+                self._made_here.add(nodeid)
+
+    def _settle(self, future: Future[dict[str, Any]], job: Future[dict[str, Any]]) -> None:
+        """Pass a pool job's end on to the case's future, then refill."""
+        if job.cancelled():
+            future.cancel()
+        elif (error := job.exception()) is not None:
+            future.set_exception(error)
+        else:
+            future.set_result(job.result())
+        self._fill()
 
     # -- claims (xdist) -----------------------------------------------------------
     def _path(self, nodeid: str, suffix: str) -> Path:

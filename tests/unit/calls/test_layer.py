@@ -16,6 +16,7 @@ from pytest_visioneval.calls.layer import CallLayer, CallResult, CallSettings, c
 from pytest_visioneval.calls.usage import CaseUsage, Prices, usage_scope
 from pytest_visioneval.errors import ModelError
 from pytest_visioneval.testing import FakeOpenAIServer
+from pytest_visioneval.waiting import WouldWait, without_waiting
 
 MODEL = "openai:local-chat"
 
@@ -226,6 +227,23 @@ def test_a_cache_hit_makes_no_request_and_is_booked_as_cached(server: FakeOpenAI
     assert first.as_dict()["model"]["calls"] == 1 and first.as_dict()["model"]["cost"] == 12.0
     booked = second.as_dict()["model"]
     assert (booked["calls"], booked["cached"], booked["input_tokens"], booked["cost"]) == (0, 1, 0, 0.0)
+
+
+def test_where_waiting_is_forbidden_a_hit_is_answered_and_a_miss_stops_before_any_request(
+    server: FakeOpenAIServer, tmp_path: Path
+) -> None:
+    """The warm-case attempt of the pipeline: a miss raises WouldWait before the slot, the lock or the request."""
+    calls = layer(cache_dir=tmp_path, cache_mode="on")
+    made = call(calls, chat(client_for(server)))
+    with without_waiting():
+        assert call(calls, chat(client_for(server))) == made
+        with pytest.raises(WouldWait, match="a model call the cache does not hold"):
+            call(calls, chat(client_for(server)), prompt="not asked before")
+        with pytest.raises(WouldWait, match=r"a model call \(no cache\)"):
+            call(layer(), chat(client_for(server)))
+    assert len(server.requests) == 1
+    assert call(calls, chat(client_for(server)), prompt="not asked before").value  # allowed again outside
+    assert len(server.requests) == 2
 
 
 def test_repeats_are_distinct_cache_entries(server: FakeOpenAIServer, tmp_path: Path) -> None:

@@ -17,6 +17,7 @@ from pytest_visioneval.cases.spec import CaseSpec
 from pytest_visioneval.errors import GraderError
 from pytest_visioneval.graders import Gate, Metric
 from pytest_visioneval.graders.ocr import TextGrader, match_lines, normalize, ocr_lines, prepare, whole_lines
+from pytest_visioneval.waiting import WouldWait, without_waiting
 
 from .ocr_images import duplicate_line, erase_character, jpeg, load, png, remove_line, shifted
 
@@ -584,3 +585,9 @@ def test_exact_lines_on_a_shipped_reference(case: CaseSpec) -> None:
     seed = {"match": "exact_lines", "forbid_extra": True}
     gate, _ = run({"required": PROMO_LINES, **seed}, case, Artifact("image-0.png", jpeg(load(PROMO), 85)))
     assert gate.passed, gate.reason
+
+
+def test_where_waiting_is_forbidden_ocr_is_not_run(case: CaseSpec, screen: Artifact) -> None:
+    """tesseract runs as a subprocess: a warm case with OCR goes to a pool thread (see waiting.py)."""
+    with without_waiting(), pytest.raises(WouldWait, match="OCR"):
+        TextGrader({"required": REQUIRED}).grade(case, (screen,))

@@ -18,6 +18,7 @@ from pytest_visioneval.pages.render import RenderResult
 from pytest_visioneval.protocols.case_files import load_case_file
 from pytest_visioneval.run.environment import Environment
 from pytest_visioneval.run.page_rule import NO_PAGE_METRIC, page_rule, prepare_output
+from pytest_visioneval.waiting import WouldWait, without_waiting
 from tests.unit.conftest import image_bytes
 
 CHECKLIST = [f"Item {i}: 10 points if it works, 0 otherwise." for i in range(1, 11)]
@@ -126,3 +127,15 @@ def test_improved_keeps_merging_and_still_errors_without_a_page(
     assert NO_PAGE_METRIC not in {m.name for m in prepared.metrics}
     with pytest.raises(ExtractionError, match="no HTML or SVG to render"):
         prepare_output(case, saved_reply(environment, case, "No code, sorry."), environment, case.id)
+
+
+def test_where_waiting_is_forbidden_a_page_is_not_rendered(
+    ab_case: Callable[..., CaseSpec], env: tuple[Environment, FakeRenderer]
+) -> None:
+    """Rendering waits for Chromium: a warm case with a page goes to a pool thread (see waiting.py)."""
+    environment, renderer = env
+    case = ab_case()
+    artifacts = saved_reply(environment, case, SEPARATE_JS)
+    with without_waiting(), pytest.raises(WouldWait, match="a page to render"):
+        prepare_output(case, artifacts, environment, case.id)
+    assert renderer.rendered == []

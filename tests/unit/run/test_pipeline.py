@@ -25,7 +25,8 @@ from pytest_visioneval.graders import GradeContext
 from pytest_visioneval.pages.render import PageRenderer
 from pytest_visioneval.run.environment import Environment
 from pytest_visioneval.run.evaluation import evaluation_from
-from pytest_visioneval.run.pipeline import THREADS_PER_SLOT, CasePipeline
+from pytest_visioneval.run.pipeline import AHEAD_PER_THREAD, THREADS_PER_SLOT, CasePipeline
+from pytest_visioneval.waiting import may_wait
 
 DELAY = 0.2
 
@@ -62,6 +63,28 @@ class SleepyModel:
         if case.id in self.crash:
             raise RuntimeError(f"adapter bug on {case.id}")
         return ModelOutput((Artifact("image-0.png", self.png),), params=dict(params), usage={"images": 1})
+
+
+class InlineModel(SleepyModel):
+    """Declares that it waits only in calls (like the OpenAI adapter); ``waits_for`` cases hit a waiting point.
+
+    It records the thread of every attempt, so a test can tell an evaluation made where it was
+    started from one handed to the pool.
+    """
+
+    name = "fake:sleepy"  # the same outputs folder as SleepyModel, so check_outcome applies
+    waits_only_in_calls = True
+
+    def __init__(self, png: bytes, *, waits_for: Iterable[str] = (), **kwargs: Any):
+        super().__init__(png, delay=0.0, **kwargs)
+        self.waits_for = set(waits_for)
+        self.threads: dict[str, list[str]] = collections.defaultdict(list)
+
+    def generate(self, case: CaseSpec, params: Mapping[str, Any]) -> ModelOutput:
+        self.threads[case.id].append(threading.current_thread().name)
+        if case.id in self.waits_for:
+            may_wait("a call the cache does not hold")  # what the call layer does on a miss
+        return super().generate(case, params)
 
 
 def no_renderer() -> PageRenderer:
@@ -148,6 +171,77 @@ def test_cases_overlap_with_concurrency(tmp_path: Path, png: bytes, cases: list[
     assert model.calls == {case.id: 1 for _, case in cases}
 
 
+def test_a_case_that_waits_for_nothing_is_evaluated_where_it_is_started(
+    tmp_path: Path, png: bytes, cases: list[tuple[str, CaseSpec]]
+) -> None:
+    """A warm case (every call cached) never goes to a pool thread: no hand-overs of the interpreter lock."""
+    model = InlineModel(png)
+    pipeline = CasePipeline(environment(model, tmp_path), cases, 4)
+    outcomes = {nodeid: pipeline.outcome_for(nodeid, case) for nodeid, case in cases}
+    pipeline.close()
+    for nodeid, case in cases:
+        check_outcome(outcomes[nodeid], case, tmp_path, png)
+    assert model.calls == {case.id: 1 for _, case in cases}
+    assert {name for names in model.threads.values() for name in names} == {threading.current_thread().name}
+
+
+def test_a_case_that_would_wait_goes_to_a_pool_thread(tmp_path: Path, png: bytes, cases: list[tuple[str, CaseSpec]]) -> None:
+    """The attempt stops at the first waiting point and the case is evaluated again, in the pool."""
+    model = InlineModel(png, waits_for={"case-1", "case-6"})
+    pipeline = CasePipeline(environment(model, tmp_path), cases, 4)
+    outcomes = {nodeid: pipeline.outcome_for(nodeid, case) for nodeid, case in cases}
+    pipeline.close()
+    for nodeid, case in cases:
+        check_outcome(outcomes[nodeid], case, tmp_path, png)
+    # The attempt runs on whichever thread starts the case (a refill after a pool job runs on its thread).
+    for case_id in ("case-1", "case-6"):
+        _attempt, job = model.threads[case_id]
+        assert job.startswith("visioneval-case")
+    assert all(len(model.threads[f"case-{i}"]) == 1 for i in (0, 2, 3, 4, 5, 7))
+    assert model.calls == {case.id: 1 for _, case in cases}  # the attempts stopped before generating
+
+
+def test_a_model_that_may_wait_elsewhere_always_goes_to_a_pool_thread(
+    tmp_path: Path, png: bytes, cases: list[tuple[str, CaseSpec]]
+) -> None:
+    """Without waits_only_in_calls (a third-party model, a subprocess) nothing is tried on the starting thread."""
+    model = InlineModel(png)
+    model.waits_only_in_calls = False  # type: ignore[misc]
+    pipeline = CasePipeline(environment(model, tmp_path), cases, 4)
+    for nodeid, case in cases:
+        pipeline.outcome_for(nodeid, case)
+    pipeline.close()
+    assert model.calls == {case.id: 1 for _, case in cases}
+    assert all(len(names) == 1 and names[0].startswith("visioneval-case") for names in model.threads.values())
+
+
+def test_cases_made_where_they_start_count_against_the_cases_run_ahead(
+    tmp_path: Path, png: bytes, cases: list[tuple[str, CaseSpec]]
+) -> None:
+    """A warm run does not evaluate the whole session when the pipeline starts."""
+    model = InlineModel(png)
+    pipeline = CasePipeline(environment(model, tmp_path), cases, 1)
+    ahead = int(AHEAD_PER_THREAD * THREADS_PER_SLOT)
+    assert ahead < len(cases)
+    assert sorted(model.calls) == [f"case-{i}" for i in range(ahead)]
+    nodeid, case = cases[0]
+    check_outcome(pipeline.outcome_for(nodeid, case), case, tmp_path, png)
+    assert sorted(model.calls) == [f"case-{i}" for i in range(ahead + 1)]  # one taken, one more made
+    pipeline.close()
+
+
+def test_an_error_of_a_case_made_where_it_starts_lands_in_its_outcome(
+    tmp_path: Path, png: bytes, cases: list[tuple[str, CaseSpec]]
+) -> None:
+    model = InlineModel(png, fail={"case-2"}, crash={"case-5"})
+    pipeline = CasePipeline(environment(model, tmp_path), cases, 2)
+    outcomes = {case.id: pipeline.outcome_for(nodeid, case) for nodeid, case in cases}
+    pipeline.close()
+    assert outcomes["case-2"]["error"] == "ModelError: no image for case-2"
+    assert outcomes["case-5"]["error"].startswith("internal error RuntimeError: adapter bug on case-5\n")
+    assert model.calls["case-2"] == model.calls["case-5"] == 1  # an error is an outcome: not tried again in the pool
+
+
 class PeakModel(SleepyModel):
     """Counts how many of its cases run at the same moment."""
 
@@ -203,10 +297,12 @@ def test_out_of_order_consumption_evaluates_each_case_once(tmp_path: Path, png: 
 
 
 # -- workers sharing an exchange folder (xdist) -----------------------------------------------
-def test_two_workers_evaluate_each_case_once(tmp_path: Path, png: bytes, cases: list[tuple[str, CaseSpec]]) -> None:
+@pytest.mark.parametrize("inline", [False, True], ids=["in-the-pool", "where-started"])
+def test_two_workers_evaluate_each_case_once(tmp_path: Path, png: bytes, cases: list[tuple[str, CaseSpec]], inline: bool) -> None:
     exchange = tmp_path / "run" / ".exchange"
     counter: collections.Counter[str] = collections.Counter()
-    models = [SleepyModel(png, counter=counter), SleepyModel(png, counter=counter)]
+    make = InlineModel if inline else SleepyModel
+    models = [make(png, counter=counter), make(png, counter=counter)]
     orders = [cases, list(reversed(cases))]
     results: list[dict[str, dict[str, Any]]] = [{}, {}]
     errors: list[BaseException] = []
