@@ -29,7 +29,6 @@ from urllib.parse import urlsplit, urlunsplit
 from tenacity import RetryCallState, Retrying, retry_if_exception, stop_after_attempt
 
 from ..errors import BatchError, ConfigError
-from ..waiting import may_wait
 from .batch_book import BatchBook
 from .batch_request import BatchRequest
 from .budget import BudgetLedger, CallHint, Reservation
@@ -37,6 +36,7 @@ from .cache import CallCache
 from .concurrency import RunConcurrency
 from .deferred import CallDeferred
 from .usage import CaseUsage, Prices, current_usage
+from .waiting import may_wait
 
 _case_repeat: contextvars.ContextVar[int] = contextvars.ContextVar("visioneval_case_repeat", default=0)
 

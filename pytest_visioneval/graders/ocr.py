@@ -73,9 +73,9 @@ import pytesseract
 from PIL import Image
 
 from ..artifacts import Artifact
+from ..calls.waiting import may_wait
 from ..cases.spec import CaseSpec
 from ..errors import GraderError
-from ..waiting import may_wait
 from .base import Gate, Grade, GradeContext, Metric
 from .imaging import decode, rgb_array
 

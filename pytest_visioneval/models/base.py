@@ -35,7 +35,7 @@ class Model(Protocol):
     Optional: ``waits_only_in_calls = True`` says that every wait of
     ``generate`` is a call through the run's call layer (``settings.calls``), so
     a case whose calls are all cached is evaluated without a hand-over to a
-    background thread (see :mod:`pytest_visioneval.waiting`). Leave it out when
+    background thread (see :mod:`pytest_visioneval.calls.waiting`). Leave it out when
     the model waits for anything else (a subprocess, its own HTTP client).
     """
 

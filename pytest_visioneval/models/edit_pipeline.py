@@ -28,10 +28,10 @@ from pathlib import Path
 from typing import Any
 
 from ..artifacts import Artifact, ModelOutput
+from ..calls.waiting import model_waits_only_in_calls
 from ..cases.spec import CaseSpec
 from ..errors import ModelError
 from ..pages.extract import ExtractionError, extract_page
-from ..waiting import model_waits_only_in_calls
 from .base import Model, ModelFactory, ModelSettings
 
 PROVIDER = "pwg-edit"

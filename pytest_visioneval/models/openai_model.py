@@ -50,7 +50,7 @@ from .base import ModelSettings
 
 
 class OpenAIModel:
-    waits_only_in_calls = True  # every request goes through the call layer (see waiting.py)
+    waits_only_in_calls = True  # every request goes through the call layer (see calls/waiting.py)
 
     def __init__(
         self,

@@ -16,10 +16,10 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from ..artifacts import Artifact, ArtifactStore
+from ..calls.waiting import may_wait
 from ..cases.spec import CaseSpec
 from ..graders.base import Metric
 from ..graders.rendered import DOM_NAME, REPORT_NAME, capture_names
-from ..waiting import may_wait
 from .extract import ExtractionError, extract_page
 
 if TYPE_CHECKING:  # the renderer's module (and its CDN mirror) loads only where a page is rendered

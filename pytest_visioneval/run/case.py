@@ -10,12 +10,12 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..artifacts import Artifact, ArtifactStore
+from ..calls.waiting import may_wait, model_waits_only_in_calls
 from ..cases.spec import CaseSpec
 from ..errors import GraderError
 from ..graders import Gate, GradeContext, Metric, create_grader
 from ..graders.outcome import CaseEvaluation, GateOutcome
 from ..models.base import Model
-from ..waiting import may_wait, model_waits_only_in_calls
 
 
 def effective_params(case: CaseSpec, overrides: Mapping[str, Any]) -> dict[str, Any]:

@@ -21,11 +21,11 @@ from ..artifacts import Artifact
 from ..calls.deferred import CallDeferred
 from ..calls.layer import case_repeat
 from ..calls.usage import usage_scope
+from ..calls.waiting import WouldWait, without_waiting
 from ..cases.spec import CaseSpec
 from ..errors import VisionEvalError
 from ..graders import Gate, Metric
 from ..graders.outcome import CaseEvaluation, GateOutcome
-from ..waiting import WouldWait, without_waiting
 from .case import generate, grade, protocol_metrics
 from .entries import artifact_entry, gate_entry, metric_entry
 from .environment import Environment
@@ -57,7 +57,7 @@ def evaluate_case(case: CaseSpec, env: Environment) -> dict[str, Any]:
 
 
 def evaluate_without_waiting(case: CaseSpec, env: Environment) -> dict[str, Any] | None:
-    """:func:`evaluate_case` on this thread, or ``None`` as soon as it would wait (see :mod:`waiting`)."""
+    """:func:`evaluate_case` on this thread, or ``None`` as soon as it would wait (see :mod:`calls.waiting`)."""
     with without_waiting():
         try:
             return evaluate_case(case, env)

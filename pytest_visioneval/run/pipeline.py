@@ -21,7 +21,7 @@ knows the claimer is gone and takes the case over. Outcomes are plain JSON
 A case that would wait for nothing (its calls all in the cache: a warm run) is
 evaluated on the thread that starts it, never handed to the pool: each start
 first tries :func:`evaluation.evaluate_without_waiting`, and only a case that
-reaches a point that waits (see :mod:`waiting`) goes to a background thread.
+reaches a point that waits (see :mod:`calls.waiting`) goes to a background thread.
 
 A claimer that is alive but does not move (stopped, frozen, deadlocked) holds
 its lock forever, so waiting is bounded twice: the claimer's process touches

@@ -14,9 +14,9 @@ import pytest
 
 from pytest_visioneval.calls.layer import CallLayer, CallResult, CallSettings, case_repeat, endpoint_label, retry_after
 from pytest_visioneval.calls.usage import CaseUsage, Prices, usage_scope
+from pytest_visioneval.calls.waiting import WouldWait, without_waiting
 from pytest_visioneval.errors import ModelError
 from pytest_visioneval.testing import FakeOpenAIServer
-from pytest_visioneval.waiting import WouldWait, without_waiting
 
 MODEL = "openai:local-chat"
 

@@ -13,11 +13,11 @@ import pytest
 from PIL import Image, ImageDraw, ImageFont
 
 from pytest_visioneval.artifacts import Artifact
+from pytest_visioneval.calls.waiting import WouldWait, without_waiting
 from pytest_visioneval.cases.spec import CaseSpec
 from pytest_visioneval.errors import GraderError
 from pytest_visioneval.graders import Gate, Metric
 from pytest_visioneval.graders.ocr import TextGrader, match_lines, normalize, ocr_lines, prepare, whole_lines
-from pytest_visioneval.waiting import WouldWait, without_waiting
 
 from .ocr_images import duplicate_line, erase_character, jpeg, load, png, remove_line, shifted
 
@@ -588,6 +588,6 @@ def test_exact_lines_on_a_shipped_reference(case: CaseSpec) -> None:
 
 
 def test_where_waiting_is_forbidden_ocr_is_not_run(case: CaseSpec, screen: Artifact) -> None:
-    """tesseract runs as a subprocess: a warm case with OCR goes to a pool thread (see waiting.py)."""
+    """tesseract runs as a subprocess: a warm case with OCR goes to a pool thread (see calls/waiting.py)."""
     with without_waiting(), pytest.raises(WouldWait, match="OCR"):
         TextGrader({"required": REQUIRED}).grade(case, (screen,))

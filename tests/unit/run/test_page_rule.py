@@ -11,6 +11,7 @@ import pytest
 import yaml
 
 from pytest_visioneval.artifacts import Artifact, ArtifactStore, ModelOutput
+from pytest_visioneval.calls.waiting import WouldWait, without_waiting
 from pytest_visioneval.cases.spec import CaseSpec
 from pytest_visioneval.graders import GradeContext
 from pytest_visioneval.pages.extract import ExtractionError
@@ -18,7 +19,6 @@ from pytest_visioneval.pages.render import RenderResult
 from pytest_visioneval.protocols.case_files import load_case_file
 from pytest_visioneval.run.environment import Environment
 from pytest_visioneval.run.page_rule import NO_PAGE_METRIC, page_rule, prepare_output
-from pytest_visioneval.waiting import WouldWait, without_waiting
 from tests.unit.conftest import image_bytes
 
 CHECKLIST = [f"Item {i}: 10 points if it works, 0 otherwise." for i in range(1, 11)]
@@ -132,7 +132,7 @@ def test_improved_keeps_merging_and_still_errors_without_a_page(
 def test_where_waiting_is_forbidden_a_page_is_not_rendered(
     ab_case: Callable[..., CaseSpec], env: tuple[Environment, FakeRenderer]
 ) -> None:
-    """Rendering waits for Chromium: a warm case with a page goes to a pool thread (see waiting.py)."""
+    """Rendering waits for Chromium: a warm case with a page goes to a pool thread (see calls/waiting.py)."""
     environment, renderer = env
     case = ab_case()
     artifacts = saved_reply(environment, case, SEPARATE_JS)

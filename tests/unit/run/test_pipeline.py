@@ -19,6 +19,7 @@ from typing import Any
 import pytest
 
 from pytest_visioneval.artifacts import Artifact, ArtifactStore, ModelOutput
+from pytest_visioneval.calls.waiting import may_wait
 from pytest_visioneval.cases.spec import CaseSpec
 from pytest_visioneval.errors import ModelError
 from pytest_visioneval.graders import GradeContext
@@ -26,7 +27,6 @@ from pytest_visioneval.pages.render import PageRenderer
 from pytest_visioneval.run.environment import Environment
 from pytest_visioneval.run.evaluation import evaluation_from
 from pytest_visioneval.run.pipeline import AHEAD_PER_THREAD, THREADS_PER_SLOT, CasePipeline
-from pytest_visioneval.waiting import may_wait
 
 DELAY = 0.2
 

@@ -1,4 +1,4 @@
-"""waiting.py: points that may wait, and a context where reaching one stops the evaluation."""
+"""calls/waiting.py: points that may wait, and a context where reaching one stops the evaluation."""
 
 from __future__ import annotations
 
@@ -8,11 +8,11 @@ from types import SimpleNamespace
 
 import pytest
 
+from pytest_visioneval.calls.waiting import WouldWait, may_wait, model_waits_only_in_calls, without_waiting
 from pytest_visioneval.models.edit_pipeline import EditPipelineModel
 from pytest_visioneval.models.openai_model import OpenAIModel
 from pytest_visioneval.models.reference import ReferenceModel
 from pytest_visioneval.models.replay import RegradeModel, ReplayModel
-from pytest_visioneval.waiting import WouldWait, may_wait, model_waits_only_in_calls, without_waiting
 
 
 def test_a_waiting_point_is_a_no_op_unless_waiting_is_forbidden() -> None:
