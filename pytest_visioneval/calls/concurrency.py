@@ -10,6 +10,10 @@ its threads ever compete), then a run-wide slot:
   process's locks, so a killed process never leaks a slot);
 * with neither, the semaphore alone is the limit (one process: a run without
   xdist, whose run lock keeps other processes out of its run folder).
+
+A slot taken is known in this process by an index below N, which no other
+call in flight in this process holds meanwhile: the HTTP transport keeps one
+connection per index (:mod:`slot_transport`).
 """
 
 from __future__ import annotations
@@ -38,7 +42,10 @@ class RunConcurrency:
         self._threads = threading.BoundedSemaphore(limit)
         self._local_lock = threading.Lock()
         self._fds: list[int] = []
-        self._free: list[int] = list(range(limit))  # slot indexes no thread of this process holds
+        self._free: list[int] = list(range(limit))  # slot files no thread of this process holds
+        # This process's slot indexes not in use; the last one freed is reused first, so few
+        # indexes (and so few connections) are used when few calls overlap.
+        self._unused: list[int] = list(range(limit - 1, -1, -1))
         self._client: SlotClient | None = None
         if server is not None:
             self.share_through(server)
@@ -58,26 +65,39 @@ class RunConcurrency:
         self._client = SlotClient(server)
 
     @contextlib.contextmanager
-    def slot(self) -> Iterator[None]:
+    def slot(self) -> Iterator[int]:
+        """Hold a run-wide slot for the block; yields its index in this process (0 to N-1)."""
         with self._threads:
-            client = self._client
-            if client is not None:
-                client.acquire()
-                try:
-                    yield
-                finally:
-                    client.release()
-                return
-            if self.folder is None:
-                yield
-                return
-            index = self._take_file_slot()
+            with self._local_lock:
+                index = self._unused.pop()
+            try:
+                with self._run_wide():
+                    yield index
+            finally:
+                with self._local_lock:
+                    self._unused.append(index)
+
+    @contextlib.contextmanager
+    def _run_wide(self) -> Iterator[None]:
+        """The run-wide part of a slot: the server's, a slot file, or nothing (this process is the run)."""
+        client = self._client
+        if client is not None:
+            client.acquire()
             try:
                 yield
             finally:
-                fcntl.flock(self._fds[index], fcntl.LOCK_UN)
-                with self._local_lock:
-                    self._free.append(index)
+                client.release()
+            return
+        if self.folder is None:
+            yield
+            return
+        file_index = self._take_file_slot()
+        try:
+            yield
+        finally:
+            fcntl.flock(self._fds[file_index], fcntl.LOCK_UN)
+            with self._local_lock:
+                self._free.append(file_index)
 
     def _take_file_slot(self) -> int:
         delay = _POLL_START

@@ -46,6 +46,7 @@ class RecordedRequest:
     status: int | None = None  # status of the reply (an injected fault's, or 200)
     truncated: bool = False  # the reply's text was cut in half (``truncate_replies``)
     method: str = "POST"  # the HTTP method ("POST" for the lines of a batch)
+    peer: tuple[str, int] | None = None  # the client's address and port: one per TCP connection (None: a batch line)
 
 
 # The batch endpoints this server can answer (a subset of the ones the real API takes).
@@ -661,7 +662,9 @@ class FakeOpenAIServer:
             def _handle(self, method: str) -> None:
                 length = int(self.headers.get("content-length") or 0)
                 body = self.rfile.read(length) if length else b""
-                request = RecordedRequest(self.path, {k.lower(): v for k, v in self.headers.items()}, method=method)
+                headers = {k.lower(): v for k, v in self.headers.items()}
+                host, port = self.client_address[:2]
+                request = RecordedRequest(self.path, headers, method=method, peer=(str(host), int(port)))
                 ctype = self.headers.get("content-type", "")
                 if ctype.startswith("multipart/form-data"):
                     request.files = _parse_multipart(ctype, body)

@@ -88,6 +88,46 @@ def test_a_slot_is_given_back_after_an_exception(tmp_path: Path) -> None:
     gate.close()
 
 
+def test_each_slot_in_flight_has_its_own_index_in_the_process() -> None:
+    gate = RunConcurrency(4, None)
+    lock = threading.Lock()
+    holding: set[int] = set()
+    seen: set[int] = set()
+    clashes: list[int] = []
+
+    def work() -> None:
+        for _ in range(5):
+            with gate.slot() as index:
+                with lock:
+                    if index in holding:
+                        clashes.append(index)
+                    holding.add(index)
+                    seen.add(index)
+                time.sleep(0.01)
+                with lock:
+                    holding.discard(index)
+
+    threads = [threading.Thread(target=work) for _ in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(20)
+    gate.close()
+    assert clashes == []
+    assert seen == {0, 1, 2, 3}  # all four used (8 threads compete), none beyond the limit
+
+
+def test_one_call_at_a_time_reuses_one_index_and_an_exception_gives_it_back() -> None:
+    gate = RunConcurrency(8, None)
+    with pytest.raises(RuntimeError), gate.slot() as first:
+        raise RuntimeError("boom")
+    indexes = set()
+    for _ in range(5):
+        with gate.slot() as index:
+            indexes.add(index)
+    assert indexes == {first}  # the one kept-alive connection behind it keeps being used
+
+
 _WORKER = """
 import sys, threading, time
 from pathlib import Path
