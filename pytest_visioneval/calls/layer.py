@@ -108,11 +108,36 @@ def readable_reply() -> Iterator[None]:
 def api_reply(response: Any, what: str, attribute: str) -> Any:
     """``response`` when it is the SDK's parsed reply (it has ``attribute``); else an :class:`UnreadableReply`."""
     if isinstance(response, (str, bytes)):
-        text = response.decode("utf-8", "replace") if isinstance(response, bytes) else response
-        raise UnreadableReply(f"the endpoint answered with text, not {what}: {_excerpt(text)}")
+        raise _text_answer(response, what)
     if not hasattr(response, attribute):
         raise UnreadableReply(f"the endpoint's answer is not {what}: {_excerpt(repr(response))}")
     return response
+
+
+def json_reply(body: Any, what: str, key: str) -> dict[str, Any]:
+    """``body`` (an SDK call's reply read with ``cast_to=object``) when it is a JSON object holding ``key``.
+
+    A body the SDK left as text because its content type was not JSON is read as JSON all the same (as the SDK
+    does for its typed replies); anything else is an :class:`UnreadableReply` that quotes it.
+    """
+    if isinstance(body, (str, bytes)):
+        try:
+            body = json.loads(body)
+        except ValueError:
+            raise _text_answer(body, what) from None
+    if not isinstance(body, dict) or key not in body:
+        raise UnreadableReply(f"the endpoint's answer is not {what}: {_excerpt(json.dumps(body, default=str))}")
+    return body
+
+
+def reply_shape_error(body: Any, what: str, problem: str) -> UnreadableReply:
+    """A JSON reply that has the right key but not the right shape: says what is wrong and quotes it."""
+    return UnreadableReply(f"the endpoint's answer is not {what} ({problem}): {_excerpt(json.dumps(body, default=str))}")
+
+
+def _text_answer(text: str | bytes, what: str) -> UnreadableReply:
+    decoded = text.decode("utf-8", "replace") if isinstance(text, bytes) else text
+    return UnreadableReply(f"the endpoint answered with text, not {what}: {_excerpt(decoded)}")
 
 
 def is_retryable(exc: BaseException) -> bool:

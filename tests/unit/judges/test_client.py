@@ -129,6 +129,30 @@ def test_no_key_is_a_clear_error(
             "the endpoint answered with text, not a chat completion: '<html>Gateway login</html>'",
         ),
         ("application/json", b"oops", "the endpoint's answer is not JSON (Expecting value): 'oops'"),
+        ("application/json", b"[1, 2]", "the endpoint's answer is not a chat completion: '[1, 2]'"),
+        (
+            "application/json",
+            b'{"choices": "oops"}',
+            """the endpoint's answer is not a chat completion ('choices' is not a list): '{"choices": "oops"}'""",
+        ),
+        (
+            "application/json",
+            b'{"choices": [{"message": null}]}',
+            "the endpoint's answer is not a chat completion (its first choice has no message): "
+            """'{"choices": [{"message": null}]}'""",
+        ),
+        (
+            "application/json",
+            b'{"choices": [{"message": {"content": 5}}]}',
+            "the endpoint's answer is not a chat completion (the message's content is not text): "
+            """'{"choices": [{"message": {"content": 5}}]}'""",
+        ),
+        (
+            "application/json",
+            b'{"choices": [{"message": {"content": "{\\"score\\": 3}"}}], "usage": [1, 2]}',
+            "the endpoint's answer is not a chat completion ('usage' is not an object): "
+            """'{"choices": [{"message": {"content": "{\\\\"score\\\\": 3}"}}], "usage": [1, 2]}'""",
+        ),
     ],
 )
 def test_a_hostile_answer_is_a_worded_error_of_the_case(

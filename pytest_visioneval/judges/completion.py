@@ -1,0 +1,50 @@
+"""What a judge reads from a chat completion's JSON body: the reply's text, the usage, the model that answered.
+
+The judge asks the SDK for the body as plain JSON (``cast_to=object``) and reads
+it here, field by field. Building the SDK's typed reply was most of the CPU of
+reading one, and it took any shape: a body whose ``choices`` was a string
+surfaced as an ``AttributeError`` deep inside the judge. Here every other
+shape is an :class:`UnreadableReply` that says what is wrong and quotes it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from ..calls.layer import json_reply, reply_shape_error
+
+WHAT = "a chat completion"
+
+
+@dataclass(frozen=True)
+class Completion:
+    text: str | None  # the first choice's message content (None: no choice, or no content)
+    usage: dict[str, Any]  # as the server reported it, without null fields
+    served_by: str | None  # the model the server says answered
+
+
+def read_completion(body: Any) -> Completion:
+    reply = json_reply(body, WHAT, "choices")
+    choices = reply["choices"]
+    if not isinstance(choices, list):
+        raise reply_shape_error(reply, WHAT, "'choices' is not a list")
+    text = None
+    if choices:
+        first = choices[0]
+        message = first.get("message") if isinstance(first, dict) else None
+        if not isinstance(message, dict):
+            raise reply_shape_error(reply, WHAT, "its first choice has no message")
+        text = message.get("content")
+        if text is not None and not isinstance(text, str):
+            raise reply_shape_error(reply, WHAT, "the message's content is not text")
+    usage = reply.get("usage")
+    if usage is not None and not isinstance(usage, dict):
+        raise reply_shape_error(reply, WHAT, "'usage' is not an object")
+    model = reply.get("model")
+    return Completion(text, _without_nulls(usage or {}), model if isinstance(model, str) else None)
+
+
+def _without_nulls(value: dict[str, Any]) -> dict[str, Any]:
+    """The mapping without null fields, at any depth (what the SDK's ``model_dump(exclude_none=True)`` gave)."""
+    return {k: _without_nulls(v) if isinstance(v, dict) else v for k, v in value.items() if v is not None}
