@@ -233,11 +233,17 @@ class OpenAIModel:
         return CallResult(value, usage)
 
     def _images_from(self, response: Any) -> tuple[Artifact, ...]:
-        items = list(getattr(response, "data", None) or [])
+        items = getattr(response, "data", None) or []
+        if not isinstance(items, list):
+            raise UnreadableReply(f"the endpoint's answer is not an images reply: its data is {_kind(items)}, not a list")
         if not items:
             raise ModelError(f"{self.name} returned no images")
         artifacts = []
         for i, item in enumerate(items):
+            if not hasattr(item, "b64_json"):
+                raise UnreadableReply(f"the endpoint's answer is not an images reply: its image {i} is {_kind(item)}")
+            if item.b64_json and not isinstance(item.b64_json, str):
+                raise ModelError(f"{self.name} returned image {i} with b64_json that is {_kind(item.b64_json)}, not text")
             if not item.b64_json:
                 # Fetching a URL would reach outside the configured endpoint; ask for base64 instead.
                 raise ModelError(
@@ -289,13 +295,25 @@ class OpenAIModel:
         return ModelOutput((Artifact("reply.md", value["text"].encode("utf-8")),), params=dict(params), usage=value["usage"])
 
     def _text_result(self, response: Any) -> CallResult:
-        response = api_reply(response, "a text reply", "output_text" if self.api == "responses" else "choices")
+        response = api_reply(response, "a text reply", "output" if self.api == "responses" else "choices")
         if self.api == "responses":
-            text = response.output_text
+            try:
+                text = response.output_text  # the SDK's property walks the output items
+            except (AttributeError, TypeError) as exc:
+                problem = f"its output cannot be read ({exc})"
+                raise UnreadableReply(f"the endpoint's answer is not a responses reply: {problem}") from None
         else:
-            if not response.choices:
+            choices = response.choices
+            if not isinstance(choices, list):
+                raise UnreadableReply(f"the endpoint's answer is not a chat completion: its choices is {_kind(choices)}")
+            if not choices:
                 raise ModelError(f"{self.name} returned no choices")
-            text = response.choices[0].message.content
+            message: Any = getattr(choices[0], "message", None)
+            if not hasattr(message, "content"):
+                raise UnreadableReply("the endpoint's answer is not a chat completion: its first choice has no message")
+            text = message.content
+        if text is not None and not isinstance(text, str):
+            raise ModelError(f"{self.name} returned a reply whose content is {_kind(text)}, not text")
         if not text:
             raise ModelError(f"{self.name} returned an empty reply")
         usage = _usage(response)
@@ -350,6 +368,17 @@ def _usage(response: Any) -> dict[str, Any]:
         return {}
     dump = getattr(usage, "model_dump", None)
     return dump(mode="json", exclude_none=True) if callable(dump) else {}
+
+
+def _kind(value: Any) -> str:
+    """What a reply's field is, for an error message (the field's type, not its possibly huge value)."""
+    if isinstance(value, (dict, list, str)):
+        return f"a JSON {type(value).__name__.replace('dict', 'object').replace('str', 'string')}"
+    if value is None:
+        return "null"
+    if isinstance(value, (bool, int, float)):
+        return f"the {type(value).__name__} {value!r}"
+    return f"a {type(value).__name__}"
 
 
 def _short(text: str, limit: int = 300) -> str:

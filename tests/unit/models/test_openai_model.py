@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 import io
+import json
 import socket
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -305,3 +306,53 @@ def test_a_hostile_answer_is_a_worded_model_error(
         model(srv).generate(make_case(), {})
     assert str(info.value).startswith(f"openai:gpt-image-1: {message}")
     assert "internal error" not in str(info.value) and "AttributeError" not in str(info.value)
+
+
+@pytest.mark.parametrize(
+    ("body", "message"),
+    [
+        (
+            {"data": "oops"},
+            "openai:gpt-image-1: the endpoint's answer is not an images reply: its data is a JSON string, not a list",
+        ),
+        ({"data": [1]}, "openai:gpt-image-1: the endpoint's answer is not an images reply: its image 0 is the int 1"),
+        ({"data": [{"b64_json": 5}]}, "openai:gpt-image-1 returned image 0 with b64_json that is the int 5, not text"),
+    ],
+    ids=["data-not-a-list", "image-not-an-object", "b64-not-text"],
+)
+def test_an_images_reply_of_the_wrong_shape_is_a_worded_model_error(
+    srv: FakeOpenAIServer, make_case: Callable[..., CaseSpec], body: dict, message: str
+) -> None:
+    srv.raw_reply = lambda request: ("application/json", json.dumps(body).encode())
+    with pytest.raises(ModelError) as info:
+        model(srv).generate(make_case(), {})
+    assert str(info.value) == message
+
+
+@pytest.mark.parametrize(
+    ("api", "body", "message"),
+    [
+        ("chat", {"choices": "oops"}, "the endpoint's answer is not a chat completion: its choices is a JSON string"),
+        (
+            "chat",
+            {"choices": [{"message": None}]},
+            "the endpoint's answer is not a chat completion: its first choice has no message",
+        ),
+        ("chat", {"choices": [{"message": {"content": 5}}]}, "returned a reply whose content is the int 5, not text"),
+        ("responses", {"output": "x"}, "the endpoint's answer is not a responses reply: its output cannot be read"),
+        (
+            "responses",
+            {"output": [{"type": "message", "content": [{"type": "output_text", "text": 5}]}]},
+            "the endpoint's answer is not a responses reply: its output cannot be read",
+        ),
+    ],
+    ids=["choices-not-a-list", "no-message", "content-not-text", "output-not-a-list", "text-not-text"],
+)
+def test_a_text_reply_of_the_wrong_shape_is_a_worded_model_error(
+    srv: FakeOpenAIServer, make_case: Callable[..., CaseSpec], api: str, body: dict, message: str
+) -> None:
+    srv.raw_reply = lambda request: ("application/json", json.dumps(body).encode())
+    with pytest.raises(ModelError) as info:
+        model(srv, "gpt-x", openai_api=api).generate(make_case(task="html_generation"), {})
+    assert message in str(info.value)
+    assert str(info.value).startswith("openai:gpt-x")
