@@ -23,10 +23,8 @@ import time
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit, urlunsplit
-
-from tenacity import RetryCallState, Retrying, retry_if_exception, stop_after_attempt
 
 from ..errors import BatchError, ConfigError
 from .batch_book import BatchBook
@@ -37,6 +35,9 @@ from .concurrency import RunConcurrency
 from .deferred import CallDeferred
 from .usage import CaseUsage, Prices, current_usage
 from .waiting import may_wait
+
+if TYPE_CHECKING:
+    from tenacity import RetryCallState
 
 _case_repeat: contextvars.ContextVar[int] = contextvars.ContextVar("visioneval_case_repeat", default=0)
 
@@ -322,6 +323,8 @@ class CallLayer:
         slot_in_transport: bool = False,
         material: Mapping[str, Any] | None = None,
     ) -> CallResult:
+        from tenacity import Retrying, retry_if_exception, stop_after_attempt  # on a miss: a warm run never retries
+
         s = self.settings
         reservation = self._reserve(model, material or {}, batched=False)
 

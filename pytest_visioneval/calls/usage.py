@@ -19,8 +19,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 # batched: calls answered inside a provider batch (also in calls); batch_failed: their failures (also in failed).
 _COUNTS = ("calls", "failed", "cached", "retries", "input_tokens", "output_tokens", "images", "batched", "batch_failed")
 # Token counts under the names the APIs use: Chat Completions, then Responses and Images.
@@ -44,6 +42,8 @@ class Prices:
     @classmethod
     def load(cls, path: Path) -> Prices:
         """Read a YAML or JSON mapping ``model -> {input_per_million, output_per_million, per_image, per_call}``."""
+        import yaml  # only a run given --eval-prices reads a prices file
+
         data = yaml.safe_load(Path(path).read_text(encoding="utf-8")) or {}
         if not isinstance(data, dict):
             raise ValueError(f"{path}: expected a mapping of model name to prices")

@@ -15,11 +15,10 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, Protocol
 
-import jsonschema
-
 from ..errors import CaseFileError
 from .loader import LoadedYaml, PathKey, format_field, load_yaml
 from .paths import PathEscapeError, resolve_inside
+from .schema_check import SchemaCheck
 from .spec import DEFAULT_PROTOCOL, CaseSpec, GraderSpec, SuiteSpec, Threshold
 from .sweep import Combination, apply, combinations
 from .validate import validate_case_file
@@ -43,15 +42,15 @@ _PATH_FIELDS = ("mask", "reference")
 _SCALAR_FIELDS = ("task", "prompt", "criteria", "description", "skip", "xfail", "render", "repeat_policy")
 
 
-_options_validators: dict[int, Any] = {}
+_schema_checks: dict[int, SchemaCheck] = {}
 
 
-def _options_validator(schema: Mapping[str, Any]) -> Any:
-    """One validator per grader options schema (they are class attributes, so ids are stable)."""
+def _schema_check(schema: Mapping[str, Any]) -> SchemaCheck:
+    """One check per grader options or protocol fields schema (they are class attributes, so ids are stable)."""
     key = id(schema)
-    if key not in _options_validators:
-        _options_validators[key] = jsonschema.validators.validator_for(schema)(schema)
-    return _options_validators[key]
+    if key not in _schema_checks:
+        _schema_checks[key] = SchemaCheck(schema)
+    return _schema_checks[key]
 
 
 def display_path(path: Path, root: Path | None) -> str:
@@ -189,11 +188,9 @@ class _Builder:
         return specs
 
     def _check_options(self, options: Mapping[str, Any], schema: Mapping[str, Any], where: PathKey) -> None:
-        validator = _options_validator(schema)
-        errors = sorted(validator.iter_errors(options), key=lambda e: list(map(str, e.absolute_path)))
-        if errors:
-            err = errors[0]
-            raise self.fail(where + tuple(err.absolute_path), err.message)
+        problems = _schema_check(schema).problems(options)
+        if problems:
+            raise self.fail(where + problems[0].path, problems[0].message)
 
     def _protocol_layer(
         self, protocol: str, defaults: Mapping[str, Any], raw: Mapping[str, Any], where: PathKey
@@ -204,11 +201,9 @@ class _Builder:
         if implementation is None:
             return {"fields": fields}
         here = where + ("fields",) if "fields" in raw else where
-        validator = _options_validator(implementation.fields_schema)
-        errors = sorted(validator.iter_errors(fields), key=lambda e: list(map(str, e.absolute_path)))
-        if errors:
-            err = errors[0]
-            raise self.fail(here + tuple(err.absolute_path), f"{protocol} field: {err.message}")
+        problems = _schema_check(implementation.fields_schema).problems(fields)
+        if problems:
+            raise self.fail(here + problems[0].path, f"{protocol} field: {problems[0].message}")
         try:
             implied = implementation.case_defaults(fields, {**defaults, **raw})
         except ValueError as exc:

@@ -13,13 +13,15 @@ from collections.abc import Callable
 from functools import lru_cache
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import fastjsonschema
-import jsonschema
 
 from ..errors import CaseFileError
 from .loader import LoadedYaml, PathKey, format_field
+
+if TYPE_CHECKING:
+    import jsonschema  # imported when a file is rejected: the fast check accepts valid files without it
 
 SCHEMA_RESOURCE = "case-file.schema.json"
 
@@ -32,6 +34,8 @@ def case_file_schema() -> dict[str, Any]:
 
 @lru_cache(maxsize=1)
 def _validator() -> jsonschema.protocols.Validator:
+    import jsonschema
+
     schema = case_file_schema()
     cls = jsonschema.validators.validator_for(schema)
     cls.check_schema(schema)

@@ -25,11 +25,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
-from typing import Any
-
-from PIL import Image
+from typing import TYPE_CHECKING, Any
 
 from ..errors import GraderError
+
+if TYPE_CHECKING:
+    from PIL import Image
 
 DEFAULT_MAX_SIDE = 1024
 DEFAULT_MAX_IMAGES = 12
@@ -74,6 +75,8 @@ def image_part(label: str, source: bytes | Path) -> ImagePart:
 
 def downscaled_png(data: bytes, max_side: int | None) -> bytes:
     """PNG bytes of the image with its longest side at most ``max_side`` (``None``: at its own size)."""
+    from PIL import Image  # on a cache miss: loading the plugin and a warm run need no Pillow here
+
     try:
         image: Image.Image = Image.open(io.BytesIO(data))
         image.load()

@@ -13,8 +13,6 @@ import re
 from functools import lru_cache
 from typing import Any
 
-import jsonschema
-
 _FENCE = re.compile(r"^\s*```(?:json)?\s*\n(?P<body>.*?)\n\s*```\s*$", re.DOTALL)
 
 
@@ -45,5 +43,7 @@ def parse_reply(text: str | None, schema: dict) -> dict[str, Any]:
 
 @lru_cache(maxsize=64)
 def _validator(schema_text: str) -> Any:
+    import jsonschema  # on the first reply: a run answered from the cache never needs it
+
     schema = json.loads(schema_text)
     return jsonschema.validators.validator_for(schema)(schema)
