@@ -55,3 +55,4 @@ def _import_sdk() -> None:
         import openai  # noqa: F401
         import openai.resources.chat  # noqa: F401  (loaded by the first client.chat / client.images)
         import openai.resources.images  # noqa: F401
+        import tenacity  # noqa: F401  (the call layer's retries, loaded on the first call the cache lacks)
