@@ -308,6 +308,11 @@ class CasePipeline:
             return True
         # Locked before it is visible: a waiter can never see our claim unlocked and think us dead.
         claim = self._path(nodeid, ".claim")
+        if os.path.exists(claim):
+            # Taken: every worker walks every case ahead, so most claims a worker tries are another's; a stat
+            # spares making and removing a draft file for each. (A claim made after this look still makes
+            # the link below fail, as before.)
+            return False
         draft = claim.with_name(f".{claim.name}.{os.getpid()}.{threading.get_ident()}")
         fd = os.open(draft, os.O_RDWR | os.O_CREAT | os.O_TRUNC, 0o666)
         try:

@@ -332,6 +332,20 @@ def test_two_workers_evaluate_each_case_once(tmp_path: Path, png: bytes, cases: 
         assert json.loads(claim_path(exchange, nodeid, ".json").read_text()) == json.loads(canonical(results[0][nodeid]))
 
 
+def test_a_case_another_worker_claimed_costs_no_draft_file(
+    tmp_path: Path, png: bytes, cases: list[tuple[str, CaseSpec]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    exchange = tmp_path / "exchange"
+    exchange.mkdir()
+    nodeid, _ = cases[0]
+    claim_path(exchange, nodeid).write_text("12345")
+    pipeline = CasePipeline(environment(SleepyModel(png, delay=0.0), tmp_path), cases[:1], None, exchange)
+    monkeypatch.setattr(os, "link", lambda *a: pytest.fail("a taken claim was tried with a draft"))
+    assert pipeline._claim(nodeid) is False
+    assert sorted(p.name for p in exchange.iterdir()) == [claim_path(exchange, nodeid).name]
+    pipeline.close()
+
+
 def test_a_stale_claim_is_taken_over(tmp_path: Path, png: bytes, cases: list[tuple[str, CaseSpec]]) -> None:
     exchange = tmp_path / "exchange"
     exchange.mkdir()
