@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import threading
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -63,6 +65,15 @@ def install_distribution(
         (site / f"{module}.py").write_text(source, encoding="utf-8")
     monkeypatch.syspath_prepend(str(site))
     return site
+
+
+def run_in_threads(work: Callable[[int], None], count: int, timeout: float = 30.0) -> None:
+    """Run ``work(0)`` ... ``work(count - 1)`` on as many threads at once, and wait for them all."""
+    threads = [threading.Thread(target=work, args=(n,)) for n in range(count)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout)
 
 
 def read_json(path: Path) -> Any:

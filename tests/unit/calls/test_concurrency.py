@@ -12,6 +12,7 @@ import pytest
 
 from pytest_visioneval.calls.concurrency import RunConcurrency
 from pytest_visioneval.calls.slot_server import SlotServer
+from tests.conftest import run_in_threads
 
 
 def max_overlap(spans: list[tuple[float, float]]) -> int:
@@ -48,7 +49,7 @@ def test_never_more_than_the_limit_inside_across_threads(tmp_path: Path, shared:
     inside = 0
     most = 0
 
-    def work() -> None:
+    def work(_: int) -> None:
         nonlocal inside, most
         for _ in range(3):
             with gate.slot():
@@ -59,11 +60,7 @@ def test_never_more_than_the_limit_inside_across_threads(tmp_path: Path, shared:
                 with lock:
                     inside -= 1
 
-    threads = [threading.Thread(target=work) for _ in range(10)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(20)
+    run_in_threads(work, 10)
     gate.close()
     assert inside == 0
     assert most == 3  # never more than 3, and the limit is used (10 threads compete)
@@ -95,7 +92,7 @@ def test_each_slot_in_flight_has_its_own_index_in_the_process() -> None:
     seen: set[int] = set()
     clashes: list[int] = []
 
-    def work() -> None:
+    def work(_: int) -> None:
         for _ in range(5):
             with gate.slot() as index:
                 with lock:
@@ -107,11 +104,7 @@ def test_each_slot_in_flight_has_its_own_index_in_the_process() -> None:
                 with lock:
                     holding.discard(index)
 
-    threads = [threading.Thread(target=work) for _ in range(8)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(20)
+    run_in_threads(work, 8)
     gate.close()
     assert clashes == []
     assert seen == {0, 1, 2, 3}  # all four used (8 threads compete), none beyond the limit

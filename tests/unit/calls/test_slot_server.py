@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from pytest_visioneval.calls.slot_server import SlotClient, SlotServer, SlotServerGone
+from tests.conftest import run_in_threads
 
 
 @pytest.fixture
@@ -95,7 +96,7 @@ def test_a_client_shares_one_connection_between_threads_and_never_exceeds_the_li
     inside = most = 0
     lock = threading.Lock()
 
-    def work() -> None:
+    def work(_: int) -> None:
         nonlocal inside, most
         for _ in range(4):
             client.acquire()
@@ -107,11 +108,7 @@ def test_a_client_shares_one_connection_between_threads_and_never_exceeds_the_li
                 inside -= 1
             client.release()
 
-    threads = [threading.Thread(target=work) for _ in range(8)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(20)
+    run_in_threads(work, 8)
     client.close()
     server.close()
     assert inside == 0 and most == 3

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import threading
 from collections.abc import Iterator
 
@@ -11,6 +12,7 @@ import pytest
 from pytest_visioneval.calls.concurrency import RunConcurrency
 from pytest_visioneval.calls.slot_transport import client_with_slots
 from pytest_visioneval.testing import FakeOpenAIServer
+from tests.conftest import run_in_threads
 
 
 @pytest.fixture
@@ -20,8 +22,16 @@ def server() -> Iterator[FakeOpenAIServer]:
         yield srv
 
 
-def sdk(server: FakeOpenAIServer, limit: RunConcurrency) -> openai.OpenAI:
-    return openai.OpenAI(api_key="k", base_url=server.base_url, max_retries=0, http_client=client_with_slots(limit, 10.0))
+@contextlib.contextmanager
+def sdk(server: FakeOpenAIServer, slots: int) -> Iterator[openai.OpenAI]:
+    """The SDK's client on a transport limited to ``slots`` calls at once (closed after the block)."""
+    limit = RunConcurrency(slots, None)
+    client = openai.OpenAI(api_key="k", base_url=server.base_url, max_retries=0, http_client=client_with_slots(limit, 10.0))
+    try:
+        yield client
+    finally:
+        client.close()
+        limit.close()
 
 
 def ask(client: openai.OpenAI, text: str) -> str | None:
@@ -30,46 +40,33 @@ def ask(client: openai.OpenAI, text: str) -> str | None:
 
 
 def test_calls_one_after_another_keep_one_connection(server: FakeOpenAIServer) -> None:
-    limit = RunConcurrency(16, None)
-    client = sdk(server, limit)
-    assert [ask(client, f"q{i}") for i in range(6)] == ["fine"] * 6
+    with sdk(server, 16) as client:
+        assert [ask(client, f"q{i}") for i in range(6)] == ["fine"] * 6
     assert len({r.peer for r in server.requests}) == 1
-    client.close()
-    limit.close()
 
 
 def test_overlapping_calls_stay_within_the_limit_with_one_connection_per_slot(server: FakeOpenAIServer) -> None:
-    limit = RunConcurrency(3, None)
-    client = sdk(server, limit)
     answers: list[str | None] = []
     lock = threading.Lock()
+    with sdk(server, 3) as client:
 
-    def work(n: int) -> None:
-        for i in range(4):
-            answer = ask(client, f"w{n}-{i}")
-            with lock:
-                answers.append(answer)
+        def work(n: int) -> None:
+            for i in range(4):
+                answer = ask(client, f"w{n}-{i}")
+                with lock:
+                    answers.append(answer)
 
-    threads = [threading.Thread(target=work, args=(n,)) for n in range(6)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(30)
+        run_in_threads(work, 6)
     assert answers == ["fine"] * 24
     assert server.max_in_flight == 3
     # A connection is never shared by two requests in flight, and each slot keeps its own: as many
     # connections as slots, each reused (24 requests).
     assert len({r.peer for r in server.requests}) == 3
-    client.close()
-    limit.close()
 
 
 def test_a_failed_request_gives_its_slot_back(server: FakeOpenAIServer) -> None:
-    limit = RunConcurrency(1, None)
-    client = sdk(server, limit)
     server.fail_next(1, status=400)
-    with pytest.raises(openai.BadRequestError):
-        ask(client, "refused")
-    assert ask(client, "again") == "fine"  # the only slot came back
-    client.close()
-    limit.close()
+    with sdk(server, 1) as client:
+        with pytest.raises(openai.BadRequestError):
+            ask(client, "refused")
+        assert ask(client, "again") == "fine"  # the only slot came back

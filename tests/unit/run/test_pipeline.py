@@ -27,6 +27,7 @@ from pytest_visioneval.pages.render import PageRenderer
 from pytest_visioneval.run.environment import Environment
 from pytest_visioneval.run.evaluation import evaluation_from
 from pytest_visioneval.run.pipeline import AHEAD_PER_THREAD, THREADS_PER_SLOT, CasePipeline
+from tests.conftest import run_in_threads
 
 DELAY = 0.2
 
@@ -318,11 +319,7 @@ def test_two_workers_evaluate_each_case_once(tmp_path: Path, png: bytes, cases: 
         except BaseException as exc:  # noqa: B036 - re-raised in the main thread
             errors.append(exc)
 
-    threads = [threading.Thread(target=worker, args=(n,)) for n in range(2)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(30)
+    run_in_threads(worker, 2)
     assert not errors, errors
     assert counter == {case.id: 1 for _, case in cases}  # every case evaluated exactly once, by one of the two
     assert sum(models[0].mine.values()) > 0 and sum(models[1].mine.values()) > 0  # and the work was shared
