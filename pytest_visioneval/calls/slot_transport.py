@@ -16,13 +16,28 @@ connections, and that walk was most of the client's CPU per call.
 
 from __future__ import annotations
 
+import functools
 import threading
 from typing import TYPE_CHECKING, Any
 
 from .concurrency import RunConcurrency
 
 if TYPE_CHECKING:
+    import ssl
+
     import httpx2
+
+
+@functools.cache
+def shared_ssl_context() -> ssl.SSLContext:
+    """The TLS context every slot's pool of every client in this process uses.
+
+    Made once: it loads the trust store (30-120 ms here). The SDK preload makes it on its thread, so the
+    first request does not wait for it.
+    """
+    import httpx2
+
+    return httpx2.create_ssl_context()
 
 
 def client_with_slots(limit: RunConcurrency, timeout: float) -> httpx2.Client:
@@ -30,8 +45,7 @@ def client_with_slots(limit: RunConcurrency, timeout: float) -> httpx2.Client:
     import httpx2
     import openai
 
-    # Made once here, before any slot is taken, and shared by every slot's pool (each costs tens of ms).
-    ssl_context = httpx2.create_ssl_context()
+    ssl_context = shared_ssl_context()  # before any slot is taken
 
     class SlotTransport(httpx2.BaseTransport):
         def __init__(self) -> None:

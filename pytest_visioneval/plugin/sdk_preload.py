@@ -56,3 +56,7 @@ def _import_sdk() -> None:
         import openai.resources.chat  # noqa: F401  (loaded by the first client.chat / client.images)
         import openai.resources.images  # noqa: F401
         import tenacity  # noqa: F401  (the call layer's retries, loaded on the first call the cache lacks)
+
+        from ..calls.slot_transport import shared_ssl_context
+
+        shared_ssl_context()  # loads the trust store, which the first client would otherwise wait for

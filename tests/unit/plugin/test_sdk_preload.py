@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -29,3 +31,21 @@ def test_a_filled_cache_may_answer_every_call(tmp_path: Path, mode: str) -> None
 
 def test_no_openai_model_or_judge_never_needs_the_sdk(tmp_path: Path) -> None:
     assert not calls_surely_made(["reference", "replay:runs/a", "openaish:x"], "off", tmp_path)
+
+
+def test_the_preload_makes_the_tls_context_the_clients_then_share(tmp_path: Path) -> None:
+    probe = (
+        "import pathlib\n"
+        "from pytest_visioneval.plugin import sdk_preload\n"
+        "from pytest_visioneval.calls import slot_transport\n"
+        "from pytest_visioneval.calls.concurrency import RunConcurrency\n"
+        f"thread = sdk_preload.start(['openai:m'], 'on', pathlib.Path({str(tmp_path / 'no-cache')!r}))\n"
+        "thread.join(60)\n"
+        "assert slot_transport.shared_ssl_context.cache_info().currsize == 1, 'the preload made no context'\n"
+        "limit = RunConcurrency(2, None)\n"
+        "first, second = slot_transport.client_with_slots(limit, 5.0), slot_transport.client_with_slots(limit, 5.0)\n"
+        "assert slot_transport.shared_ssl_context.cache_info().misses == 1\n"
+        "print('ok')\n"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120)
+    assert done.stdout.strip() == "ok", done.stdout + done.stderr
