@@ -69,7 +69,7 @@ def _fast_check() -> Callable[[Any], Any]:
     schema = case_file_schema()
     flat = _inline_refs(schema, schema["$defs"])
     flat["$schema"] = "http://json-schema.org/draft-07/schema#"
-    return fastjsonschema.compile(flat)
+    return fastjsonschema.compile(flat, use_default=False)  # never write a default into the loaded data
 
 
 def validate_case_file(loaded: LoadedYaml, path: Path) -> None:

@@ -175,3 +175,17 @@ def test_defaults_accept_every_case_field_but_the_case_only_ones() -> None:
     assert default_keys <= case_keys
     for key in default_keys:
         assert defs["defaults"]["properties"][key] == defs["case"]["properties"][key], key
+
+
+def test_the_fast_check_never_writes_a_schema_default_into_the_data(monkeypatch: pytest.MonkeyPatch) -> None:
+    from pytest_visioneval.cases import validate
+
+    schema = {"type": "object", "properties": {"suite": {"type": "string", "default": "filled-in"}}, "$defs": {}}
+    monkeypatch.setattr(validate, "case_file_schema", lambda: schema)
+    validate._fast_check.cache_clear()
+    try:
+        data: dict[str, object] = {}
+        validate._fast_check()(data)
+        assert data == {}
+    finally:
+        validate._fast_check.cache_clear()
