@@ -4,9 +4,12 @@ Run on demand (the machine is shared and noisy, so this is not a test):
 
     .venv/bin/python benchmarks/render.py [--pages 50]
 
-The per-page variant is what the original ArtifactsBench harness does; the
-shared variant is what pytest-visioneval does (one browser per worker, a
-fresh context per page). Both render the same pages with the same options.
+The per-page variant is what the original ArtifactsBench harness does (one
+page at a time, a browser launched for each); the shared variant is what
+pytest-visioneval does (one browser per worker, a fresh context per page, and
+``--in-flight`` pages at once, handed over from as many threads as the case
+pipeline would). Both render the same pages with the same options and the
+same browser binary (``find_chromium``: the headless shell when installed).
 """
 
 from __future__ import annotations
@@ -14,9 +17,10 @@ from __future__ import annotations
 import argparse
 import tempfile
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from pytest_visioneval.pages.render import Renderer, RenderOptions
+from pytest_visioneval.pages.render import PAGES_IN_FLIGHT, Renderer, RenderOptions, find_chromium
 
 OPTIONS = RenderOptions(width=800, height=600, screenshots=1, full_page=True)
 
@@ -40,11 +44,12 @@ def make_pages(folder: Path, count: int) -> list[str]:
     return names
 
 
-def shared(folder: Path, names: list[str]) -> float:
-    renderer = Renderer()
-    start = time.perf_counter()
-    for name in names:
-        renderer.render(folder, name, OPTIONS)
+def shared(folder: Path, names: list[str], in_flight: int) -> float:
+    start = time.perf_counter()  # the browser's launch included: paid once per worker
+    renderer = Renderer(pages_in_flight=in_flight)
+    with ThreadPoolExecutor(max_workers=in_flight) as callers:
+        for result in callers.map(lambda name: renderer.render(folder, name, OPTIONS), names):
+            assert result.screenshots and result.full_page
     elapsed = time.perf_counter() - start
     renderer.close()
     return elapsed
@@ -53,7 +58,7 @@ def shared(folder: Path, names: list[str]) -> float:
 def per_page(folder: Path, names: list[str]) -> float:
     start = time.perf_counter()
     for name in names:
-        renderer = Renderer()
+        renderer = Renderer(pages_in_flight=1)
         renderer.render(folder, name, OPTIONS)
         renderer.close()
     return time.perf_counter() - start
@@ -62,17 +67,35 @@ def per_page(folder: Path, names: list[str]) -> float:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--pages", type=int, default=50)
+    parser.add_argument("--in-flight", type=int, nargs="+", default=[PAGES_IN_FLIGHT], help="pages at once in the shared browser")
+    parser.add_argument("--repeats", type=int, default=1, help="turns of (shared..., per page); medians are printed")
     args = parser.parse_args()
+    print(f"browser: {find_chromium()}")
+    shared_times: dict[int, list[float]] = {k: [] for k in args.in_flight}
+    per_page_times: list[float] = []
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
         names = make_pages(folder, args.pages)
-        Renderer().close()  # warm the OS file cache for the browser binary
-        t_shared = shared(folder, names)
-        t_per_page = per_page(folder, names)
+        warm = Renderer()  # warm the OS file cache for the browser binary
+        warm.render(folder, names[0], OPTIONS)
+        warm.close()
+        for _ in range(args.repeats):  # in turns: this machine drifts
+            for k in args.in_flight:
+                shared_times[k].append(shared(folder, names, k))
+            per_page_times.append(per_page(folder, names))
     n = len(names)
-    print(f"shared browser : {t_shared:6.2f} s for {n} pages = {n / t_shared:5.2f} pages/s")
-    print(f"browser per page: {t_per_page:6.2f} s for {n} pages = {n / t_per_page:5.2f} pages/s")
-    print(f"speed-up of the shared browser: {t_per_page / t_shared:.2f}x")
+    t_per_page = median(per_page_times)
+    print(f"browser per page  : {t_per_page:6.2f} s for {n} pages = {n / t_per_page:5.2f} pages/s")
+    for k, times in shared_times.items():
+        t_shared = median(times)
+        print(
+            f"shared, {k} in flight: {t_shared:6.2f} s for {n} pages = {n / t_shared:5.2f} pages/s, "
+            f"{t_per_page / t_shared:.2f}x the browser per page"
+        )
+
+
+def median(values: list[float]) -> float:
+    return sorted(values)[len(values) // 2]
 
 
 if __name__ == "__main__":

@@ -2,15 +2,18 @@
 
 The JavaScript heap is capped by a Chromium flag, but a page can also take
 memory outside it (canvas backing stores, decoded images, WebAssembly). While
-a page renders, :class:`MemoryWatch` reads the resident memory of every
-renderer process below this Python process (playwright's driver starts the
-browser as our descendant) from ``/proc`` and kills a renderer that passes the
-limit. Playwright then reports the page as crashed, which the renderer turns
-into a render error of that case; the browser and the next pages go on.
+at least one page renders, :class:`MemoryWatch` reads the resident memory of
+every renderer process below this Python process (playwright's driver starts
+the browser as our descendant) from ``/proc`` and kills a renderer that
+passes the limit. Playwright then reports that page as crashed, which the
+renderer turns into a render error of that case; the browser and the other
+pages go on.
 
-Each worker renders one page at a time, so a renderer over the limit belongs
-to the page being rendered. Linux only (``/proc``); elsewhere it watches
-nothing.
+Several pages may be in flight at once, each in its own browser context and
+so its own renderer process. A kill is recorded with its time; a page that
+crashed while a renderer was killed learns the size it was stopped at from
+:attr:`WatchedPage.exceeded_mb`. Linux only (``/proc``); elsewhere it
+watches nothing.
 """
 
 from __future__ import annotations
@@ -19,44 +22,79 @@ import contextlib
 import os
 import signal
 import threading
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
-from types import TracebackType
 
 _PROC = Path("/proc")
 _PAGE_SIZE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
+_MB = 1024 * 1024
+
+
+@dataclass(frozen=True)
+class WatchedPage:
+    """One page's view of the watch: what was stopped since the page started."""
+
+    watch: MemoryWatch
+    started: float
+
+    @property
+    def exceeded_mb(self) -> int | None:
+        """The largest resident size (MB) at which a renderer was stopped since this page started, if any."""
+        return self.watch.stopped_since(self.started)
 
 
 class MemoryWatch:
-    """While entered, kill any renderer of ours whose resident memory passes ``limit_mb``."""
+    """Kills any renderer of ours over the limit, while at least one page is being watched.
 
-    def __init__(self, limit_mb: int | None, interval_s: float = 0.1):
-        self.limit_mb = limit_mb
+    The sweeping thread runs only while pages are watched, and exits when the last one is done.
+    """
+
+    def __init__(self, interval_s: float = 0.1):
         self.interval_s = interval_s
-        self.exceeded_mb: int | None = None  # the resident size seen when a renderer was stopped
-        self._stop = threading.Event()
+        self._lock = threading.Lock()
+        self._limits: list[int] = []  # the limit (MB) of each page watched now
+        self._kills: list[tuple[float, int]] = []  # (monotonic time, resident MB) of each renderer stopped
         self._thread: threading.Thread | None = None
 
-    def __enter__(self) -> MemoryWatch:
-        if self.limit_mb is not None and _PROC.is_dir():
-            self._thread = threading.Thread(target=self._run, name="visioneval-memory-watch", daemon=True)
-            self._thread.start()
-        return self
+    @contextlib.contextmanager
+    def page(self, limit_mb: int | None) -> Iterator[WatchedPage]:
+        """Watch the renderers while the block runs, with ``limit_mb`` (None: this page adds no limit)."""
+        watched = WatchedPage(self, time.monotonic())
+        if limit_mb is None or not _PROC.is_dir():
+            yield watched
+            return
+        with self._lock:
+            self._limits.append(limit_mb)
+            if self._thread is None:
+                self._thread = threading.Thread(target=self._run, name="visioneval-memory-watch", daemon=True)
+                self._thread.start()
+        try:
+            yield watched
+        finally:
+            with self._lock:
+                self._limits.remove(limit_mb)
 
-    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None, traceback: TracebackType | None) -> None:
-        self._stop.set()
-        if self._thread is not None:
-            self._thread.join(timeout=5)
+    def stopped_since(self, since: float) -> int | None:
+        with self._lock:
+            return max((size for at, size in self._kills if at >= since), default=None)
 
     def _run(self) -> None:
-        assert self.limit_mb is not None
-        limit = self.limit_mb * 1024 * 1024
         root = os.getpid()
-        while not self._stop.wait(self.interval_s):
+        while True:
+            time.sleep(self.interval_s)
+            with self._lock:
+                if not self._limits:
+                    self._thread = None  # a page watched later starts a new sweeper
+                    return
+                limit = min(self._limits) * _MB  # all pages of one renderer share a limit in practice
             for pid, resident in renderers_below(root):
                 if resident > limit:
                     with contextlib.suppress(ProcessLookupError, PermissionError):
                         os.kill(pid, signal.SIGKILL)
-                    self.exceeded_mb = max(self.exceeded_mb or 0, resident // (1024 * 1024))
+                    with self._lock:
+                        self._kills.append((time.monotonic(), resident // _MB))
 
 
 def renderers_below(root: int) -> list[tuple[int, int]]:

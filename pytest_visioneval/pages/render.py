@@ -1,7 +1,8 @@
 """Render model-written HTML in Chromium, sandboxed, and capture it.
 
 One browser per worker process, launched on first use and reused; a fresh
-browser context (cookies, storage, cache) per page. Driven by the
+browser context (cookies, storage, cache, renderer process) per page, and a
+few pages in flight at once. Driven by the
 ``playwright`` package against Debian's ``chromium`` (``executable_path``);
 ``playwright install`` is never needed.
 
@@ -35,10 +36,12 @@ The page is untrusted, so:
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import mimetypes
 import os
 import shutil
+import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -55,7 +58,10 @@ if TYPE_CHECKING:  # the CDN mirror (urllib, tarfile, ...) loads with the first 
 
 PAGE_ORIGIN = "http://page.visioneval.invalid"
 CHROMIUM_ENV = "VISIONEVAL_CHROMIUM"
-_CHROMIUM_NAMES = ("chromium", "chromium-browser", "google-chrome", "chrome")
+# The headless shell first: Chromium's old headless mode, a far smaller browser than the full one (no
+# profile services per context); it takes about a third of the CPU per page. Playwright's own
+# headless default is the same shell. The full browser is the fallback.
+_CHROMIUM_NAMES = ("chromium-headless-shell", "chromium", "chromium-browser", "google-chrome", "chrome")
 _HEAP_MB = 1024
 MAX_PAGE_BYTES = 10 * 1024 * 1024  # a page file larger than this is not rendered (its outputs are judged by size alone)
 _ARGS = [
@@ -75,6 +81,9 @@ _ARGS = [
 ]
 # A page's renderer may hold this much resident memory (JS heap, canvases, images...) before it is stopped.
 PAGE_MEMORY_MB = 2048
+# Pages rendered at once per browser, each in its own context: one page's loading and captures overlap
+# another's (benchmarks/render.py measures it).
+PAGES_IN_FLIGHT = 4
 _DEAD_PROXY = {"server": "http://127.0.0.1:9"}  # the discard port: nothing answers
 _MAX_IMAGES = 2000  # <img> recorded per page; more is reported (images_total) and fails the image gates
 _MAX_TEXT = 1_000_000  # characters of visible text recorded
@@ -167,7 +176,8 @@ def find_chromium(explicit: str | None = None) -> str:
     if named:
         raise RenderError(f"the Chromium named for rendering was not found: {named!r}")
     raise RenderError(
-        "no Chromium found to render HTML: install Debian's 'chromium' package (scripts/setup.sh does), "
+        "no Chromium found to render HTML: install Debian's 'chromium-headless-shell' (or 'chromium') package "
+        "(scripts/setup.sh does), "
         f"or point {CHROMIUM_ENV} at a Chromium binary"
     )
 
@@ -175,8 +185,12 @@ def find_chromium(explicit: str | None = None) -> str:
 class Renderer:
     """One Chromium per instance, started on first use; use one per worker process.
 
-    ``cdn_dir`` is the CDN mirror's folder (default: ``cdn_fetch.default_mirror_dir()``),
-    read on the first render.
+    Any thread may call :meth:`render`: the browser is driven by playwright's
+    async API on an event loop of its own thread, and up to
+    ``pages_in_flight`` pages render at once, each in a fresh browser context,
+    so one page's loading and captures overlap another's. ``cdn_dir`` is the
+    CDN mirror's folder (default: ``cdn_fetch.default_mirror_dir()``), read on
+    the first render.
     """
 
     def __init__(
@@ -184,13 +198,24 @@ class Renderer:
         executable: str | None = None,
         cdn_dir: Path | str | None = None,
         memory_limit_mb: int | None = PAGE_MEMORY_MB,
+        pages_in_flight: int = PAGES_IN_FLIGHT,
     ):
+        if pages_in_flight < 1:
+            raise ValueError(f"pages_in_flight must be at least 1, not {pages_in_flight}")
         self.executable = executable
         self.cdn_dir = cdn_dir
         self.memory_limit_mb = memory_limit_mb  # resident memory of a page's renderer; None: unwatched
+        self.pages_in_flight = pages_in_flight
         self._mirror: CdnMirror | None = None
+        self._watch = MemoryWatch()
+        self._loop_lock = threading.Lock()
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._thread: threading.Thread | None = None
+        # Made and used on the loop's thread only.
         self._playwright: Any = None
         self._browser: Any = None
+        self._launching: asyncio.Lock | None = None
+        self._pages: asyncio.Semaphore | None = None
 
     @property
     def mirror(self) -> CdnMirror:
@@ -205,54 +230,100 @@ class Renderer:
         """Answer CDN requests from another mirror from the next page on (the browser keeps running)."""
         self._mirror = mirror
 
-    def _ensure_browser(self) -> Any:
-        if self._browser is not None and self._browser.is_connected():
-            return self._browser
-        from playwright.sync_api import Error as PlaywrightError
-        from playwright.sync_api import sync_playwright
-
-        executable = find_chromium(self.executable)
-        if self._playwright is None:
-            self._playwright = sync_playwright().start()
-        try:
-            self._browser = self._playwright.chromium.launch(executable_path=executable, args=_ARGS, proxy=_DEAD_PROXY)
-        except PlaywrightError as exc:
-            raise RenderError(f"Chromium ({executable}) did not start: {exc.message.splitlines()[0]}") from exc
-        return self._browser
+    def render(self, folder: Path, entry: str, options: RenderOptions | None = None) -> RenderResult:
+        """Load ``folder/entry`` and capture it; raise :class:`RenderError` if it cannot finish."""
+        options = options or RenderOptions()
+        _check_size(folder / entry)
+        loop = self._event_loop()
+        if threading.current_thread() is self._thread:
+            raise RuntimeError("Renderer.render was called from its own event loop's thread")
+        return asyncio.run_coroutine_threadsafe(self._render(folder, entry, options), loop).result()
 
     def close(self) -> None:
+        """Close the browser and stop the loop's thread; a later render starts them again."""
+        with self._loop_lock:
+            loop, thread = self._loop, self._thread
+            self._loop = self._thread = None
+        if loop is None or thread is None:
+            return
+        try:
+            asyncio.run_coroutine_threadsafe(self._close_browser(), loop).result()
+        finally:
+            loop.call_soon_threadsafe(loop.stop)
+            thread.join()
+            loop.close()
+
+    def _event_loop(self) -> asyncio.AbstractEventLoop:
+        with self._loop_lock:
+            if self._loop is None:
+                loop = asyncio.new_event_loop()
+                # A daemon: an interpreter that exits without close() is not held up by an idle loop.
+                thread = threading.Thread(target=loop.run_forever, name="visioneval-render", daemon=True)
+                thread.start()
+                self._loop, self._thread = loop, thread
+                self._launching, self._pages = None, None  # bound to the loop that makes them
+            return self._loop
+
+    async def _close_browser(self) -> None:
         try:
             if self._browser is not None:
-                self._browser.close()
+                await self._browser.close()
         finally:
             self._browser = None
             if self._playwright is not None:
-                self._playwright.stop()
+                await self._playwright.stop()
                 self._playwright = None
 
-    def render(self, folder: Path, entry: str, options: RenderOptions | None = None) -> RenderResult:
-        """Load ``folder/entry`` and capture it; raise :class:`RenderError` if it cannot finish."""
-        from playwright.sync_api import Error as PlaywrightError
-        from playwright.sync_api import TimeoutError as PlaywrightTimeout
+    async def _ensure_browser(self) -> Any:
+        if self._launching is None:
+            self._launching = asyncio.Lock()
+        async with self._launching:  # pages that start together launch one browser
+            if self._browser is not None and self._browser.is_connected():
+                return self._browser
+            from playwright.async_api import Error as PlaywrightError
+            from playwright.async_api import async_playwright
 
-        options = options or RenderOptions()
-        _check_size(folder / entry)
-        browser = self._ensure_browser()
+            executable = find_chromium(self.executable)
+            if self._playwright is None:
+                self._playwright = await async_playwright().start()
+            try:
+                self._browser = await self._playwright.chromium.launch(executable_path=executable, args=_ARGS, proxy=_DEAD_PROXY)
+            except PlaywrightError as exc:
+                raise RenderError(f"Chromium ({executable}) did not start: {exc.message.splitlines()[0]}") from exc
+            return self._browser
+
+    async def _render(self, folder: Path, entry: str, options: RenderOptions) -> RenderResult:
+        if self._pages is None:
+            self._pages = asyncio.Semaphore(self.pages_in_flight)
+        async with self._pages:
+            browser = await self._ensure_browser()
+            return await self._render_page(browser, folder, entry, options)
+
+    async def _render_page(self, browser: Any, folder: Path, entry: str, options: RenderOptions) -> RenderResult:
+        from playwright.async_api import Error as PlaywrightError
+        from playwright.async_api import TimeoutError as PlaywrightTimeout
+
         mirror = self.mirror
         result = RenderResult(entry=entry, cdn_mirror=str(mirror.folder))
         started = time.monotonic()
-        context = browser.new_context(
+        context = await browser.new_context(
             viewport={"width": options.width, "height": options.height},
             accept_downloads=False,
             service_workers="block",
         )
-        watch = MemoryWatch(self.memory_limit_mb)  # entered for the page's life: loading, captures, measuring
+        crashed: list[bool] = []
         try:
-            context.route("**/*", lambda route: _serve(route, folder.resolve(), result, mirror))
-            _refuse_webrtc(context, result)
-            page = context.new_page()
+            site = folder.resolve()
+
+            async def serve(route: Any) -> None:
+                await _serve(route, site, result, mirror)
+
+            await context.route("**/*", serve)
+            await _refuse_webrtc(context, result)
+            page = await context.new_page()
+            page.on("crash", lambda _page: crashed.append(True))
             # Attached before the page runs anything: the only way to stop a busy script later.
-            cdp = context.new_cdp_session(page)
+            cdp = await context.new_cdp_session(page)
             _watch(page, context, result)
             step = "loading the page"
             # One budget for the whole render, so dialogs, slow loads and captures cannot add up past it.
@@ -265,45 +336,47 @@ class Renderer:
                     raise PlaywrightTimeout(f"over the budget of {budget} ms")
                 return remaining
 
-            try:
-                with watch:
-                    page.goto(f"{PAGE_ORIGIN}/{entry}", wait_until="load", timeout=left())
+            # Entered for the page's life: loading, captures, measuring.
+            with self._watch.page(self.memory_limit_mb) as watch:
+                try:
+                    await page.goto(f"{PAGE_ORIGIN}/{entry}", wait_until="load", timeout=left())
                     for index in range(options.screenshots):
                         if index:
-                            page.wait_for_timeout(min(options.interval_ms, left()))
+                            await page.wait_for_timeout(min(options.interval_ms, left()))
                         step = f"taking screenshot {index + 1}"
-                        result.screenshots.append(page.screenshot(timeout=left()))
+                        result.screenshots.append(await page.screenshot(timeout=left()))
                     if options.full_page:
                         step = "taking the full-page screenshot"
-                        result.full_page = page.screenshot(full_page=True, timeout=left())
+                        result.full_page = await page.screenshot(full_page=True, timeout=left())
                     step = "reading the DOM"
-                    freeze_page(page, cdp, left())
-                    result.dom = page.content()
+                    await freeze_page(page, cdp, left())
+                    result.dom = await page.content()
                     step = "measuring the rendered page"
-                    measure_page(page, cdp, result, min(_IMAGE_WAIT_MS, left()))
-            except PlaywrightTimeout:
-                # Closing the page stops a busy script and a flood of dialogs alike, at once; asking the
-                # page's runtime to stop waits behind every dialog still coming.
-                with contextlib.suppress(PlaywrightError):
-                    page.close(run_before_unload=False)
-                if watch.exceeded_mb is not None:
-                    raise self._over_memory(watch.exceeded_mb, step) from None
-                errors = f"; console errors: {result.console_errors[:3]}" if result.console_errors else ""
-                raise RenderError(
-                    f"the page did not finish {step} within its time budget of {budget / 1000:g} s "
-                    f"(timeout_ms plus the intervals between screenshots; a script that never ends?); it was stopped{errors}"
-                ) from None
-            except PlaywrightError as exc:
-                if watch.exceeded_mb is not None:
-                    raise self._over_memory(watch.exceeded_mb, step) from None
-                raise RenderError(f"rendering failed while {step}: {exc.message.splitlines()[0]}") from exc
+                    await measure_page(page, cdp, result, min(_IMAGE_WAIT_MS, left()))
+                except PlaywrightTimeout:
+                    # Closing the page stops a busy script and a flood of dialogs alike, at once; asking the
+                    # page's runtime to stop waits behind every dialog still coming.
+                    with contextlib.suppress(PlaywrightError):
+                        await page.close(run_before_unload=False)
+                    if crashed and watch.exceeded_mb is not None:
+                        raise self._over_memory(watch.exceeded_mb, step) from None
+                    errors = f"; console errors: {result.console_errors[:3]}" if result.console_errors else ""
+                    raise RenderError(
+                        f"the page did not finish {step} within its time budget of {budget / 1000:g} s "
+                        f"(timeout_ms plus the intervals between screenshots; a script that never ends?); it was stopped{errors}"
+                    ) from None
+                except PlaywrightError as exc:
+                    await asyncio.sleep(0)  # lets a crash event that came with the error be counted
+                    if crashed and watch.exceeded_mb is not None:
+                        raise self._over_memory(watch.exceeded_mb, step) from None
+                    raise RenderError(f"rendering failed while {step}: {exc.message.splitlines()[0]}") from exc
         finally:
             result.seconds = time.monotonic() - started
-            context.close()
+            await context.close()
         return result
 
     def _over_memory(self, resident_mb: int, step: str) -> RenderError:
-        """The error of a page whose renderer :class:`MemoryWatch` stopped (its crash or timeout is the symptom)."""
+        """The error of a page whose renderer :class:`MemoryWatch` stopped (its crash is the symptom)."""
         return RenderError(
             f"the page used more memory than its limit of {self.memory_limit_mb} MB while {step} "
             f"({resident_mb} MB resident): its renderer was stopped"
@@ -387,30 +460,30 @@ class MeasureError(Exception):
     """The page could not be measured; the message says why."""
 
 
-def freeze_page(page: Any, cdp: Any, timeout_ms: float) -> None:
+async def freeze_page(page: Any, cdp: Any, timeout_ms: float) -> None:
     """Pause the page's own scripts, so none can start a loop while the DOM is read and measured.
 
     First a round trip to the page's main thread with a time limit (a locator runs in
     Playwright's utility world, out of the page's reach): a script already looping fails it
     with a timeout, which the caller turns into a stopped page and a :class:`RenderError`.
     """
-    page.locator(":root").wait_for(state="attached", timeout=timeout_ms)
-    cdp.send("Emulation.setScriptExecutionDisabled", {"value": True})
+    await page.locator(":root").wait_for(state="attached", timeout=timeout_ms)
+    await cdp.send("Emulation.setScriptExecutionDisabled", {"value": True})
 
 
-def measure_page(page: Any, cdp: Any, result: RenderResult, wait_ms: float) -> None:
+async def measure_page(page: Any, cdp: Any, result: RenderResult, wait_ms: float) -> None:
     """Record the page's images, visibility and visible text; on failure, ``measure_error`` (never a pass).
 
     Call after :func:`freeze_page`. A Playwright timeout is passed on (a page that stopped answering).
     """
-    from playwright.sync_api import Error as PlaywrightError
-    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+    from playwright.async_api import Error as PlaywrightError
+    from playwright.async_api import TimeoutError as PlaywrightTimeout
 
     try:
-        frame = cdp.send("Page.getFrameTree")["frameTree"]["frame"]["id"]
-        world = cdp.send("Page.createIsolatedWorld", {"frameId": frame, "worldName": _WORLD})["executionContextId"]
-        _wait_for_images(page, cdp, world, wait_ms)
-        value = _evaluate(cdp, world, f"{_MEASURE_JS}({_MAX_IMAGES}, {_MAX_TEXT})")
+        frame = (await cdp.send("Page.getFrameTree"))["frameTree"]["frame"]["id"]
+        world = (await cdp.send("Page.createIsolatedWorld", {"frameId": frame, "worldName": _WORLD}))["executionContextId"]
+        await _wait_for_images(page, cdp, world, wait_ms)
+        value = await _evaluate(cdp, world, f"{_MEASURE_JS}({_MAX_IMAGES}, {_MAX_TEXT})")
         _take_measurement(value, result)
     except PlaywrightTimeout:
         raise
@@ -422,15 +495,15 @@ def measure_page(page: Any, cdp: Any, result: RenderResult, wait_ms: float) -> N
         result.measure_error = f"the measurement was malformed: {exc!r}"
 
 
-def _wait_for_images(page: Any, cdp: Any, world: int, wait_ms: float) -> None:
+async def _wait_for_images(page: Any, cdp: Any, world: int, wait_ms: float) -> None:
     # Polled from here: with the page's scripts paused, a promise in the page would never settle.
     deadline = time.monotonic() + wait_ms / 1000
-    while _evaluate(cdp, world, _LOAD_JS) and time.monotonic() < deadline:
-        page.wait_for_timeout(50)  # lets the route handler serve the images meanwhile
+    while await _evaluate(cdp, world, _LOAD_JS) and time.monotonic() < deadline:
+        await asyncio.sleep(0.05)  # the route handler serves the images meanwhile
 
 
-def _evaluate(cdp: Any, world: int, expression: str) -> Any:
-    reply = cdp.send("Runtime.evaluate", {"expression": expression, "contextId": world, "returnByValue": True})
+async def _evaluate(cdp: Any, world: int, expression: str) -> Any:
+    reply = await cdp.send("Runtime.evaluate", {"expression": expression, "contextId": world, "returnByValue": True})
     if "exceptionDetails" in reply:
         details = reply["exceptionDetails"]
         text = details.get("exception", {}).get("description") or details.get("text") or "an exception"
@@ -482,32 +555,32 @@ def _page_file(url: str) -> str | None:
     return unquote(urlsplit(url).path).lstrip("/") or None
 
 
-def _serve(route: Any, folder: Path, result: RenderResult, mirror: CdnMirror | None = None) -> None:
+async def _serve(route: Any, folder: Path, result: RenderResult, mirror: CdnMirror | None = None) -> None:
     url = route.request.url
     if not url.startswith(PAGE_ORIGIN + "/"):
         answer = mirror.answer(url) if mirror is not None and route.request.method in ("GET", "HEAD") else None
         if answer is not None and answer.served:
             _count_cdn(result, "served", answer.record)
-            route.fulfill(status=200, body=answer.body, content_type=answer.content_type, headers=answer.headers)
+            await route.fulfill(status=200, body=answer.body, content_type=answer.content_type, headers=answer.headers)
             return
         if answer is not None:
             _count_cdn(result, "missing", answer.record)
         result.blocked.append(url)
-        route.abort("blockedbyclient")
+        await route.abort("blockedbyclient")
         return
     relative = unquote(urlsplit(url).path).lstrip("/") or "index.html"
     try:
         path = resolve_inside(folder, relative)
     except PathEscapeError:
         result.blocked.append(url)
-        route.abort("accessdenied")
+        await route.abort("accessdenied")
         return
     if not path.is_file():
         result.missing.append(relative)
-        route.fulfill(status=404, body="not found", content_type="text/plain")
+        await route.fulfill(status=404, body="not found", content_type="text/plain")
         return
     mime = mimetypes.guess_type(path.name)[0] or "application/octet-stream"
-    route.fulfill(status=200, body=path.read_bytes(), content_type=mime)
+    await route.fulfill(status=200, body=path.read_bytes(), content_type=mime)
 
 
 def _count_cdn(result: RenderResult, kind: str, record: dict[str, Any]) -> None:
@@ -541,27 +614,33 @@ _NO_WEBRTC = f"""
 """
 
 
-def _refuse_webrtc(context: Any, result: RenderResult) -> None:
+async def _refuse_webrtc(context: Any, result: RenderResult) -> None:
     def attempted(source: Any, what: str) -> None:
         result.webrtc_attempts += 1
         result.blocked.append(f"webrtc:{what}")
 
-    context.expose_binding(_WEBRTC_BINDING, attempted)
-    context.add_init_script(_NO_WEBRTC)
+    await context.expose_binding(_WEBRTC_BINDING, attempted)
+    await context.add_init_script(_NO_WEBRTC)
 
 
 def _watch(page: Any, context: Any, result: RenderResult) -> None:
-    def on_dialog(dialog: Any) -> None:
+    from playwright.async_api import Error as PlaywrightError
+
+    # Each answer may come after the page is gone (a flood of dialogs stopped by closing it).
+    async def on_dialog(dialog: Any) -> None:
         result.dialogs += 1
-        dialog.dismiss()
+        with contextlib.suppress(PlaywrightError):
+            await dialog.dismiss()
 
-    def on_download(download: Any) -> None:
+    async def on_download(download: Any) -> None:
         result.downloads += 1
-        download.cancel()
+        with contextlib.suppress(PlaywrightError):
+            await download.cancel()
 
-    def on_popup(popup: Any) -> None:
+    async def on_popup(popup: Any) -> None:
         result.popups += 1
-        popup.close()
+        with contextlib.suppress(PlaywrightError):
+            await popup.close()
 
     page.on("console", lambda message: result.console.append({"type": message.type, "text": message.text}))
     page.on("pageerror", lambda error: result.page_errors.append(str(error)))
@@ -571,30 +650,6 @@ def _watch(page: Any, context: Any, result: RenderResult) -> None:
 
 
 class PageRenderer(Protocol):
-    """What :mod:`pages` needs: a :class:`Renderer` or a :class:`RenderService`."""
+    """What :mod:`pages` needs: a :class:`Renderer` (or a stand-in in tests)."""
 
     def render(self, folder: Path, entry: str, options: RenderOptions | None = None) -> RenderResult: ...
-
-
-class RenderService:
-    """A :class:`Renderer` that any thread may call: every use runs on one thread that owns the browser.
-
-    Playwright's sync API is bound to the thread that started it; the case
-    pipeline evaluates cases in background threads, so renders are handed to
-    this one thread and run one at a time (Chromium is the CPU-bound part).
-    """
-
-    def __init__(self, executable: str | None = None, cdn_dir: Path | str | None = None):
-        from concurrent.futures import ThreadPoolExecutor
-
-        self._renderer = Renderer(executable, cdn_dir)
-        self._thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="visioneval-render")
-
-    def render(self, folder: Path, entry: str, options: RenderOptions | None = None) -> RenderResult:
-        return self._thread.submit(self._renderer.render, folder, entry, options).result()
-
-    def close(self) -> None:
-        try:
-            self._thread.submit(self._renderer.close).result()
-        finally:
-            self._thread.shutdown(wait=True)

@@ -25,7 +25,7 @@ from .run_id import run_id_key, session_token_key
 if TYPE_CHECKING:
     from ..graders.outcome import CaseEvaluation
     from ..models import Model
-    from ..pages.render import RenderService
+    from ..pages.render import Renderer
     from ..run.environment import Environment
     from ..run.pipeline import CasePipeline
 
@@ -92,14 +92,14 @@ def visioneval_grade_context(visioneval_settings: Settings) -> GradeContext:
 
 
 @pytest.fixture(scope="session")
-def visioneval_renderer(visioneval_settings: Settings) -> Iterator[RenderService]:
+def visioneval_renderer(visioneval_settings: Settings) -> Iterator[Renderer]:
     """Chromium for rendering HTML outputs: one browser per worker, started on first use.
 
-    Safe to call from any thread (renders run one at a time on the thread that owns the browser).
+    Safe to call from any thread (the browser is driven from a thread of its own, a few pages at once).
     """
-    from ..pages.render import RenderService
+    from ..pages.render import Renderer
 
-    renderer = RenderService(visioneval_settings.chromium)
+    renderer = Renderer(visioneval_settings.chromium)
     yield renderer
     renderer.close()
 
@@ -119,7 +119,7 @@ def visioneval_pipeline(request: pytest.FixtureRequest, visioneval_settings: Set
     context = GradeContext() if visioneval_settings.mutants else request.getfixturevalue("visioneval_grade_context")
     store = request.getfixturevalue("visioneval_store")
     # Resolved here, in the main thread: background threads cannot look fixtures up. Chromium starts on first render.
-    renderer: RenderService = request.getfixturevalue("visioneval_renderer")
+    renderer: Renderer = request.getfixturevalue("visioneval_renderer")
     config = request.config
     call_settings = config.stash[call_layer_key].settings
     concurrency = call_settings.concurrency

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import io
 import os
 import socket
@@ -9,6 +10,7 @@ import subprocess
 import sys
 import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -177,10 +179,21 @@ def test_missing_local_file_is_listed(renderer: Renderer, tmp_path: Path) -> Non
 def test_without_chromium_the_error_names_the_package(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("PATH", "/nonexistent")
     monkeypatch.delenv("VISIONEVAL_CHROMIUM", raising=False)
-    with pytest.raises(RenderError, match="install Debian's 'chromium' package"):
+    with pytest.raises(RenderError, match="install Debian's 'chromium-headless-shell' \\(or 'chromium'\\) package"):
         find_chromium()
     with pytest.raises(RenderError, match="not found: '/no/such/chrome'"):
         find_chromium("/no/such/chrome")
+
+
+def test_the_headless_shell_is_preferred_to_the_full_browser(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    for name in ("chromium", "chromium-headless-shell"):
+        (tmp_path / name).write_text("#!/bin/sh\n")
+        (tmp_path / name).chmod(0o755)
+    monkeypatch.setenv("PATH", str(tmp_path))
+    monkeypatch.delenv("VISIONEVAL_CHROMIUM", raising=False)
+    assert find_chromium() == str(tmp_path / "chromium-headless-shell")
+    (tmp_path / "chromium-headless-shell").unlink()
+    assert find_chromium() == str(tmp_path / "chromium")
 
 
 # -- what is measured in the rendered page (render.json) ------------------------
@@ -279,7 +292,7 @@ class FakeCdp:
     def __init__(self, reply: Any):
         self.reply = reply
 
-    def send(self, method: str, params: Any = None) -> Any:
+    async def send(self, method: str, params: Any = None) -> Any:
         if method == "Page.getFrameTree":
             return {"frameTree": {"frame": {"id": "F"}}}
         if method == "Page.createIsolatedWorld":
@@ -306,7 +319,7 @@ class FakeCdp:
 )
 def test_a_failed_measurement_is_recorded_not_passed(reply: Any, error: str) -> None:
     result = RenderResult()
-    measure_page(None, FakeCdp(reply), result, 100)
+    asyncio.run(measure_page(None, FakeCdp(reply), result, 100))
     assert result.measure_error is not None and result.measure_error.startswith(error)
     assert result.images is None and result.visible_text is None
     assert result.report()["measure_error"] == result.measure_error
@@ -405,3 +418,78 @@ def test_a_page_too_large_is_not_rendered(renderer: Renderer, tmp_path: Path) ->
     site = page(tmp_path, "<p>" + "x" * (MAX_PAGE_BYTES + 1) + "</p>")
     with pytest.raises(RenderError, match=r"the page is 10.5 MB, over the 10.5 MB a page may have"):
         renderer.render(site, "page.html", SMALL)
+
+
+# -- several pages in flight in one browser ------------------------------------------
+class CountingRenderer(Renderer):
+    """A renderer that records how many pages it had in flight at most."""
+
+    def __init__(self, pages_in_flight: int):
+        super().__init__(pages_in_flight=pages_in_flight)
+        self.active = 0
+        self.most_active = 0
+
+    async def _render_page(self, *args: Any) -> RenderResult:
+        self.active += 1  # on the renderer's one event-loop thread: no lock needed
+        self.most_active = max(self.most_active, self.active)
+        try:
+            return await super()._render_page(*args)
+        finally:
+            self.active -= 1
+
+
+def test_pages_render_at_once_from_any_thread_each_with_its_own_result(tmp_path: Path) -> None:
+    sites = [
+        page(tmp_path / f"s{i}", f'<p>page {i}</p><img src="http://example.com/{i}.png"><script>console.log("log {i}")</script>')
+        for i in range(6)
+    ]
+    # Two viewport captures half a second apart: each page is in flight for at least that long.
+    options = RenderOptions(width=320, height=240, screenshots=2, interval_ms=500, full_page=False, timeout_ms=20_000)
+    renderer = CountingRenderer(pages_in_flight=3)
+    try:
+        with ThreadPoolExecutor(max_workers=6) as callers:  # as the case pipeline's threads would
+            results = list(callers.map(lambda site: renderer.render(site, "page.html", options), sites))
+    finally:
+        renderer.close()
+    assert renderer.most_active == 3  # never more than the limit, and the limit was used
+    for i, result in enumerate(results):
+        assert f"page {i}" in result.dom and len(result.screenshots) == 2
+        assert result.blocked == [f"http://example.com/{i}.png"]  # the route of this page only
+        assert [c["text"] for c in result.console if c["type"] == "log"] == [f"log {i}"]
+
+
+def test_a_page_over_its_memory_limit_is_stopped_while_another_renders(tmp_path: Path) -> None:
+    renderer = Renderer(memory_limit_mb=300, pages_in_flight=2)
+    fine_site = page(tmp_path / "fine", "<p>still here</p>")
+    slow_fine = RenderOptions(width=320, height=240, screenshots=3, interval_ms=1000, full_page=False, timeout_ms=60_000)
+    try:
+        with ThreadPoolExecutor(max_workers=2) as callers:
+            hog = callers.submit(
+                renderer.render,
+                page(tmp_path / "hog", CANVAS_HOG),
+                "page.html",
+                RenderOptions(width=320, height=240, timeout_ms=60_000),
+            )
+            fine = callers.submit(renderer.render, fine_site, "page.html", slow_fine)
+            with pytest.raises(RenderError, match=r"more memory than its limit of 300 MB .*its renderer was stopped"):
+                hog.result()
+            assert "still here" in fine.result().dom and len(fine.result().screenshots) == 3
+    finally:
+        renderer.close()
+
+
+def test_a_closed_renderer_starts_again_on_the_next_page(tmp_path: Path) -> None:
+    renderer = Renderer(pages_in_flight=1)
+    site = page(tmp_path, "<p>again</p>")
+    try:
+        assert "again" in renderer.render(site, "page.html", SMALL).dom
+        renderer.close()
+        renderer.close()  # closing twice is harmless
+        assert "again" in renderer.render(site, "page.html", SMALL).dom
+    finally:
+        renderer.close()
+
+
+def test_pages_in_flight_must_be_positive() -> None:
+    with pytest.raises(ValueError, match="at least 1"):
+        Renderer(pages_in_flight=0)
