@@ -349,10 +349,10 @@ class Renderer:
                         step = "taking the full-page screenshot"
                         result.full_page = await page.screenshot(full_page=True, timeout=left())
                     step = "reading the DOM"
-                    await freeze_page(page, cdp, left())
+                    world = await freeze_page(cdp, left())
                     result.dom = await page.content()
                     step = "measuring the rendered page"
-                    await measure_page(page, cdp, result, min(_IMAGE_WAIT_MS, left()))
+                    await measure_page(page, cdp, world, result, min(_IMAGE_WAIT_MS, left()))
                 except PlaywrightTimeout:
                     # Closing the page stops a busy script and a flood of dialogs alike, at once; asking the
                     # page's runtime to stop waits behind every dialog still coming.
@@ -460,18 +460,29 @@ class MeasureError(Exception):
     """The page could not be measured; the message says why."""
 
 
-async def freeze_page(page: Any, cdp: Any, timeout_ms: float) -> None:
+async def freeze_page(cdp: Any, timeout_ms: float) -> int:
     """Pause the page's own scripts, so none can start a loop while the DOM is read and measured.
 
-    First a round trip to the page's main thread with a time limit (a locator runs in
-    Playwright's utility world, out of the page's reach): a script already looping fails it
-    with a timeout, which the caller turns into a stopped page and a :class:`RenderError`.
+    First the isolated world the page is measured in is made, with a time limit: making it is
+    a round trip to the page's main thread, so a script already looping fails it with a timeout,
+    which the caller turns into a stopped page and a :class:`RenderError`. Returns the world.
     """
-    await page.locator(":root").wait_for(state="attached", timeout=timeout_ms)
+    from playwright.async_api import TimeoutError as PlaywrightTimeout
+
+    async def make_world() -> int:
+        frame = (await cdp.send("Page.getFrameTree"))["frameTree"]["frame"]["id"]
+        made = await cdp.send("Page.createIsolatedWorld", {"frameId": frame, "worldName": _WORLD})
+        return int(made["executionContextId"])
+
+    try:
+        world = await asyncio.wait_for(make_world(), timeout_ms / 1000)
+    except TimeoutError:
+        raise PlaywrightTimeout(f"the page did not answer within {timeout_ms:.0f} ms") from None
     await cdp.send("Emulation.setScriptExecutionDisabled", {"value": True})
+    return world
 
 
-async def measure_page(page: Any, cdp: Any, result: RenderResult, wait_ms: float) -> None:
+async def measure_page(page: Any, cdp: Any, world: int, result: RenderResult, wait_ms: float) -> None:
     """Record the page's images, visibility and visible text; on failure, ``measure_error`` (never a pass).
 
     Call after :func:`freeze_page`. A Playwright timeout is passed on (a page that stopped answering).
@@ -480,8 +491,6 @@ async def measure_page(page: Any, cdp: Any, result: RenderResult, wait_ms: float
     from playwright.async_api import TimeoutError as PlaywrightTimeout
 
     try:
-        frame = (await cdp.send("Page.getFrameTree"))["frameTree"]["frame"]["id"]
-        world = (await cdp.send("Page.createIsolatedWorld", {"frameId": frame, "worldName": _WORLD}))["executionContextId"]
         await _wait_for_images(page, cdp, world, wait_ms)
         value = await _evaluate(cdp, world, f"{_MEASURE_JS}({_MAX_IMAGES}, {_MAX_TEXT})")
         _take_measurement(value, result)

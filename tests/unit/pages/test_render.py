@@ -27,6 +27,7 @@ from pytest_visioneval.pages.render import (
     RenderOptions,
     RenderResult,
     find_chromium,
+    freeze_page,
     measure_page,
 )
 
@@ -319,10 +320,28 @@ class FakeCdp:
 )
 def test_a_failed_measurement_is_recorded_not_passed(reply: Any, error: str) -> None:
     result = RenderResult()
-    asyncio.run(measure_page(None, FakeCdp(reply), result, 100))
+    asyncio.run(measure_page(None, FakeCdp(reply), 7, result, 100))
     assert result.measure_error is not None and result.measure_error.startswith(error)
     assert result.images is None and result.visible_text is None
     assert result.report()["measure_error"] == result.measure_error
+
+
+class SilentCdp:
+    """A CDP session to a page whose main thread never answers (a script looping)."""
+
+    async def send(self, method: str, params: Any = None) -> Any:
+        if method == "Page.getFrameTree":
+            return {"frameTree": {"frame": {"id": "F"}}}
+        await asyncio.Event().wait()  # never set
+
+
+def test_freezing_a_page_that_never_answers_times_out() -> None:
+    from playwright.async_api import TimeoutError as PlaywrightTimeout
+
+    started = time.monotonic()
+    with pytest.raises(PlaywrightTimeout, match="did not answer within 200 ms"):
+        asyncio.run(freeze_page(SilentCdp(), 200))
+    assert time.monotonic() - started < 5
 
 
 def render_in_thread(site: Path, options: RenderOptions, seconds: float) -> RenderResult | RenderError:
