@@ -1,10 +1,11 @@
-"""What a judge reads from a chat completion's JSON body: the reply's text, the usage, the model that answered.
+"""A chat completion's JSON body, read field by field: the reply's text, the usage, the model that answered.
 
-The judge asks the SDK for the body as plain JSON (``cast_to=object``) and reads
-it here, field by field. Building the SDK's typed reply was most of the CPU of
-reading one, and it took any shape: a body whose ``choices`` was a string
-surfaced as an ``AttributeError`` deep inside the judge. Here every other
-shape is an :class:`UnreadableReply` that says what is wrong and quotes it.
+Judges and the OpenAI model's chat path ask the SDK for the body as plain JSON
+(``cast_to=object``), and provider batches hand their reply lines over as JSON,
+all read here. Building the SDK's typed reply was most of the CPU of reading
+one, and it took any shape: a body whose ``choices`` was a string surfaced as
+an ``AttributeError`` deep inside the caller. Here every other shape is an
+:class:`UnreadableReply` that says what is wrong and quotes it.
 """
 
 from __future__ import annotations
@@ -12,13 +13,29 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from ..calls.layer import json_reply, reply_shape_error
+from .layer import json_reply, reply_shape_error
 
 WHAT = "a chat completion"
 
 
+# The path the SDK posts chat completions to, relative to its base URL (which ends in /v1).
+CHAT_COMPLETIONS_PATH = "/chat/completions"
+
+
+def post_chat_completion(client: Any, body: dict[str, Any]) -> Any:
+    """POST ``body`` as is to the chat completions endpoint of ``client`` (an ``openai.OpenAI``); the reply as JSON.
+
+    The body is made of plain JSON values, so it is not walked against the SDK's typed parameters
+    (``create`` would: about 1 ms per call with an image in it, for an identical body), and the reply
+    comes back as plain JSON, for :func:`read_completion`. Authentication, retries (off here), timeouts
+    and the client's transport are the SDK's as for ``create``.
+    """
+    return client.post(CHAT_COMPLETIONS_PATH, body=body, cast_to=object, options={"security": {"bearer_auth": True}})
+
+
 @dataclass(frozen=True)
 class Completion:
+    choices: int  # how many choices the reply holds
     text: str | None  # the first choice's message content (None: no choice, or no content)
     usage: dict[str, Any]  # as the server reported it, without null fields
     served_by: str | None  # the model the server says answered
@@ -42,7 +59,7 @@ def read_completion(body: Any) -> Completion:
     if usage is not None and not isinstance(usage, dict):
         raise reply_shape_error(reply, WHAT, "'usage' is not an object")
     model = reply.get("model")
-    return Completion(text, _without_nulls(usage or {}), model if isinstance(model, str) else None)
+    return Completion(len(choices), text, _without_nulls(usage or {}), model if isinstance(model, str) else None)
 
 
 def _without_nulls(value: dict[str, Any]) -> dict[str, Any]:

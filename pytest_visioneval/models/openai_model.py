@@ -31,6 +31,7 @@ if TYPE_CHECKING:
 from ..artifacts import Artifact, ModelOutput, mime_for
 from ..calls.batch_request import BatchRequest, Endpoint, sdk_reply
 from ..calls.cache import digest
+from ..calls.completion import post_chat_completion, read_completion
 from ..calls.layer import (
     DEFAULT_BASE_URL,
     DIRECT,
@@ -273,10 +274,12 @@ class OpenAIModel:
             endpoint = "chat.completions"
 
         def run() -> CallResult:
-            call = self.client.responses.create if self.api == "responses" else self.client.chat.completions.create
             with readable_reply():
-                response = call(model=self.model, **request, **_split_params(call, params))
-            return self._text_result(response)
+                if self.api == "responses":
+                    call = self.client.responses.create
+                    return self._responses_result(call(model=self.model, **request, **_split_params(call, params)))
+                # Chat: the same body a batch line carries, posted as is and read as JSON.
+                return self._chat_result(post_chat_completion(self.client, body()))
 
         def body() -> dict[str, Any]:
             return {"model": self.model, **request, **params}
@@ -285,38 +288,33 @@ class OpenAIModel:
             if self.api == "responses":
                 from openai.types.responses import Response
 
-                return self._text_result(sdk_reply(Response, reply))
-            from openai.types.chat import ChatCompletion
-
-            return self._text_result(sdk_reply(ChatCompletion, reply))
+                return self._responses_result(sdk_reply(Response, reply))
+            return self._chat_result(reply)
 
         path = "/v1/responses" if self.api == "responses" else "/v1/chat/completions"
         value = self._call(endpoint, {**request, "params": dict(params)}, run, (path, body, parse))
         return ModelOutput((Artifact("reply.md", value["text"].encode("utf-8")),), params=dict(params), usage=value["usage"])
 
-    def _text_result(self, response: Any) -> CallResult:
-        response = api_reply(response, "a text reply", "output" if self.api == "responses" else "choices")
-        if self.api == "responses":
-            try:
-                text = response.output_text  # the SDK's property walks the output items
-            except (AttributeError, TypeError) as exc:
-                problem = f"its output cannot be read ({exc})"
-                raise UnreadableReply(f"the endpoint's answer is not a responses reply: {problem}") from None
-        else:
-            choices = response.choices
-            if not isinstance(choices, list):
-                raise UnreadableReply(f"the endpoint's answer is not a chat completion: its choices is {_kind(choices)}")
-            if not choices:
-                raise ModelError(f"{self.name} returned no choices")
-            message: Any = getattr(choices[0], "message", None)
-            if not hasattr(message, "content"):
-                raise UnreadableReply("the endpoint's answer is not a chat completion: its first choice has no message")
-            text = message.content
+    def _chat_result(self, body: Any) -> CallResult:
+        completion = read_completion(body)
+        if not completion.choices:
+            raise ModelError(f"{self.name} returned no choices")
+        return self._text(completion.text, completion.usage)
+
+    def _responses_result(self, response: Any) -> CallResult:
+        response = api_reply(response, "a responses reply", "output")
+        try:
+            text = response.output_text  # the SDK's property walks the output items
+        except (AttributeError, TypeError) as exc:
+            problem = f"its output cannot be read ({exc})"
+            raise UnreadableReply(f"the endpoint's answer is not a responses reply: {problem}") from None
         if text is not None and not isinstance(text, str):
             raise ModelError(f"{self.name} returned a reply whose content is {_kind(text)}, not text")
+        return self._text(text, _usage(response))
+
+    def _text(self, text: str | None, usage: dict[str, Any]) -> CallResult:
         if not text:
             raise ModelError(f"{self.name} returned an empty reply")
-        usage = _usage(response)
         return CallResult({"text": text, "usage": usage}, usage)
 
 

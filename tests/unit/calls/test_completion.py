@@ -1,11 +1,11 @@
-"""judges/completion.py: a chat completion's JSON body, read field by field."""
+"""calls/completion.py: a chat completion's JSON body, read field by field."""
 
 from __future__ import annotations
 
 import pytest
 
+from pytest_visioneval.calls.completion import read_completion
 from pytest_visioneval.calls.layer import UnreadableReply
-from pytest_visioneval.judges.completion import read_completion
 
 
 def test_text_usage_and_model_are_read() -> None:

@@ -231,6 +231,7 @@ def test_html_generation_via_chat(srv: FakeOpenAIServer, make_case: Callable[...
     assert request.json["messages"] == [{"role": "user", "content": [{"type": "text", "text": "a landing page"}]}]
     assert request.json["temperature"] == 0.2
     assert request.json["top_k"] == 5
+    assert request.headers["authorization"] == "Bearer sk-unit-test"  # posted as JSON, authenticated as create is
     assert [(a.name, a.data) for a in output.artifacts] == [("reply.md", b"<html><body>chat page</body></html>")]
     assert output.usage["total_tokens"] == 46
 
@@ -332,13 +333,19 @@ def test_an_images_reply_of_the_wrong_shape_is_a_worded_model_error(
 @pytest.mark.parametrize(
     ("api", "body", "message"),
     [
-        ("chat", {"choices": "oops"}, "the endpoint's answer is not a chat completion: its choices is a JSON string"),
+        ("chat", {"choices": "oops"}, "the endpoint's answer is not a chat completion ('choices' is not a list): "),
         (
             "chat",
             {"choices": [{"message": None}]},
-            "the endpoint's answer is not a chat completion: its first choice has no message",
+            "the endpoint's answer is not a chat completion (its first choice has no message): ",
         ),
-        ("chat", {"choices": [{"message": {"content": 5}}]}, "returned a reply whose content is the int 5, not text"),
+        (
+            "chat",
+            {"choices": [{"message": {"content": 5}}]},
+            "the endpoint's answer is not a chat completion (the message's content is not text): ",
+        ),
+        ("chat", {"choices": []}, "openai:gpt-x returned no choices"),
+        ("chat", {"choices": [{"message": {"content": None}}]}, "openai:gpt-x returned an empty reply"),
         ("responses", {"output": "x"}, "the endpoint's answer is not a responses reply: its output cannot be read"),
         (
             "responses",
@@ -346,7 +353,15 @@ def test_an_images_reply_of_the_wrong_shape_is_a_worded_model_error(
             "the endpoint's answer is not a responses reply: its output cannot be read",
         ),
     ],
-    ids=["choices-not-a-list", "no-message", "content-not-text", "output-not-a-list", "text-not-text"],
+    ids=[
+        "choices-not-a-list",
+        "no-message",
+        "content-not-text",
+        "no-choices",
+        "null-content",
+        "output-not-a-list",
+        "text-not-text",
+    ],
 )
 def test_a_text_reply_of_the_wrong_shape_is_a_worded_model_error(
     srv: FakeOpenAIServer, make_case: Callable[..., CaseSpec], api: str, body: dict, message: str
