@@ -43,6 +43,7 @@ import os
 import shutil
 import threading
 import time
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
@@ -52,6 +53,7 @@ from ..cases.paths import PathEscapeError, resolve_inside
 from ..errors import VisionEvalError
 from ..graders.rendered import capture_names
 from .memory_watch import MemoryWatch
+from .work_slots import WorkSlots
 
 if TYPE_CHECKING:  # the CDN mirror (urllib, tarfile, ...) loads with the first page rendered
     from .cdn_mirror import CdnMirror
@@ -81,9 +83,12 @@ _ARGS = [
 ]
 # A page's renderer may hold this much resident memory (JS heap, canvases, images...) before it is stopped.
 PAGE_MEMORY_MB = 2048
-# Pages rendered at once per browser, each in its own context: one page's loading and captures overlap
-# another's (benchmarks/render.py measures it).
+# Pages working at once per browser (loading, capturing, being measured), each in its own context: one
+# page's loading and captures overlap another's (benchmarks/render.py measures it). A page waiting between
+# its timed screenshots gives its turn to another, so more pages than that are open: at most PAGES_OPEN,
+# which bounds the browser's memory (each page may hold up to its memory limit).
 PAGES_IN_FLIGHT = 4
+PAGES_OPEN = 8
 _DEAD_PROXY = {"server": "http://127.0.0.1:9"}  # the discard port: nothing answers
 _MAX_IMAGES = 2000  # <img> recorded per page; more is reported (images_total) and fails the image gates
 _MAX_TEXT = 1_000_000  # characters of visible text recorded
@@ -187,8 +192,10 @@ class Renderer:
 
     Any thread may call :meth:`render`: the browser is driven by playwright's
     async API on an event loop of its own thread, and up to
-    ``pages_in_flight`` pages render at once, each in a fresh browser context,
-    so one page's loading and captures overlap another's. ``cdn_dir`` is the
+    ``pages_in_flight`` pages work at once, each in a fresh browser context,
+    so one page's loading and captures overlap another's; a page waiting
+    between timed screenshots lets another work, up to ``pages_open`` pages
+    open (default: :data:`PAGES_OPEN`). ``cdn_dir`` is the
     CDN mirror's folder (default: ``cdn_fetch.default_mirror_dir()``), read on
     the first render.
     """
@@ -199,13 +206,18 @@ class Renderer:
         cdn_dir: Path | str | None = None,
         memory_limit_mb: int | None = PAGE_MEMORY_MB,
         pages_in_flight: int = PAGES_IN_FLIGHT,
+        pages_open: int | None = None,
     ):
-        if pages_in_flight < 1:
-            raise ValueError(f"pages_in_flight must be at least 1, not {pages_in_flight}")
+        pages_open = max(PAGES_OPEN, pages_in_flight) if pages_open is None else pages_open
+        if not 1 <= pages_in_flight <= pages_open:
+            raise ValueError(
+                f"pages_in_flight must be at least 1 and at most pages_open, not {pages_in_flight} (pages_open {pages_open})"
+            )
         self.executable = executable
         self.cdn_dir = cdn_dir
         self.memory_limit_mb = memory_limit_mb  # resident memory of a page's renderer; None: unwatched
         self.pages_in_flight = pages_in_flight
+        self.pages_open = pages_open
         self._mirror: CdnMirror | None = None
         self._watch = MemoryWatch()
         self._loop_lock = threading.Lock()
@@ -215,7 +227,8 @@ class Renderer:
         self._playwright: Any = None
         self._browser: Any = None
         self._launching: asyncio.Lock | None = None
-        self._pages: asyncio.Semaphore | None = None
+        self._open: asyncio.Semaphore | None = None
+        self._working: WorkSlots | None = None
 
     @property
     def mirror(self) -> CdnMirror:
@@ -261,7 +274,7 @@ class Renderer:
                 thread = threading.Thread(target=loop.run_forever, name="visioneval-render", daemon=True)
                 thread.start()
                 self._loop, self._thread = loop, thread
-                self._launching, self._pages = None, None  # bound to the loop that makes them
+                self._launching, self._open, self._working = None, None, None  # bound to the loop that makes them
             return self._loop
 
     async def _close_browser(self) -> None:
@@ -293,13 +306,32 @@ class Renderer:
             return self._browser
 
     async def _render(self, folder: Path, entry: str, options: RenderOptions) -> RenderResult:
-        if self._pages is None:
-            self._pages = asyncio.Semaphore(self.pages_in_flight)
-        async with self._pages:
-            browser = await self._ensure_browser()
-            return await self._render_page(browser, folder, entry, options)
+        if self._open is None or self._working is None:
+            self._open, self._working = asyncio.Semaphore(self.pages_open), WorkSlots(self.pages_in_flight)
+        working = self._working
+        async with self._open:
+            await working.take()
+            holding = True
 
-    async def _render_page(self, browser: Any, folder: Path, entry: str, options: RenderOptions) -> RenderResult:
+            async def pause(seconds: float) -> None:
+                """Wait between timed screenshots, letting another page work meanwhile."""
+                nonlocal holding
+                working.give()
+                holding = False
+                await asyncio.sleep(seconds)
+                await working.take(returning=True)
+                holding = True
+
+            try:
+                browser = await self._ensure_browser()
+                return await self._render_page(browser, folder, entry, options, pause)
+            finally:
+                if holding:
+                    working.give()
+
+    async def _render_page(
+        self, browser: Any, folder: Path, entry: str, options: RenderOptions, pause: Callable[[float], Awaitable[None]]
+    ) -> RenderResult:
         from playwright.async_api import Error as PlaywrightError
         from playwright.async_api import TimeoutError as PlaywrightTimeout
 
@@ -342,7 +374,7 @@ class Renderer:
                     await page.goto(f"{PAGE_ORIGIN}/{entry}", wait_until="load", timeout=left())
                     for index in range(options.screenshots):
                         if index:
-                            await page.wait_for_timeout(min(options.interval_ms, left()))
+                            await pause(min(options.interval_ms, left()) / 1000)
                         step = f"taking screenshot {index + 1}"
                         result.screenshots.append(await page.screenshot(timeout=left()))
                     if options.full_page:

@@ -441,36 +441,37 @@ def test_a_page_too_large_is_not_rendered(renderer: Renderer, tmp_path: Path) ->
 
 # -- several pages in flight in one browser ------------------------------------------
 class CountingRenderer(Renderer):
-    """A renderer that records how many pages it had in flight at most."""
+    """A renderer that records how many pages it had open at most."""
 
-    def __init__(self, pages_in_flight: int):
-        super().__init__(pages_in_flight=pages_in_flight)
-        self.active = 0
-        self.most_active = 0
+    def __init__(self, pages_in_flight: int, pages_open: int):
+        super().__init__(pages_in_flight=pages_in_flight, pages_open=pages_open)
+        self.open_now = 0
+        self.most_open = 0
 
     async def _render_page(self, *args: Any) -> RenderResult:
-        self.active += 1  # on the renderer's one event-loop thread: no lock needed
-        self.most_active = max(self.most_active, self.active)
+        self.open_now += 1  # on the renderer's one event-loop thread: no lock needed
+        self.most_open = max(self.most_open, self.open_now)
         try:
             return await super()._render_page(*args)
         finally:
-            self.active -= 1
+            self.open_now -= 1
 
 
 def test_pages_render_at_once_from_any_thread_each_with_its_own_result(tmp_path: Path) -> None:
     sites = [
         page(tmp_path / f"s{i}", f'<p>page {i}</p><img src="http://example.com/{i}.png"><script>console.log("log {i}")</script>')
-        for i in range(6)
+        for i in range(8)
     ]
-    # Two viewport captures half a second apart: each page is in flight for at least that long.
+    # Two viewport captures half a second apart: while a page waits between them, another one works.
     options = RenderOptions(width=320, height=240, screenshots=2, interval_ms=500, full_page=False, timeout_ms=20_000)
-    renderer = CountingRenderer(pages_in_flight=3)
+    renderer = CountingRenderer(pages_in_flight=2, pages_open=4)
     try:
-        with ThreadPoolExecutor(max_workers=6) as callers:  # as the case pipeline's threads would
+        with ThreadPoolExecutor(max_workers=8) as callers:  # as the case pipeline's threads would
             results = list(callers.map(lambda site: renderer.render(site, "page.html", options), sites))
     finally:
         renderer.close()
-    assert renderer.most_active == 3  # never more than the limit, and the limit was used
+    # More pages open than working (the waiting ones gave their turn), never more than pages_open.
+    assert renderer.most_open == 4
     for i, result in enumerate(results):
         assert f"page {i}" in result.dom and len(result.screenshots) == 2
         assert result.blocked == [f"http://example.com/{i}.png"]  # the route of this page only
@@ -509,6 +510,9 @@ def test_a_closed_renderer_starts_again_on_the_next_page(tmp_path: Path) -> None
         renderer.close()
 
 
-def test_pages_in_flight_must_be_positive() -> None:
+def test_pages_in_flight_must_be_positive_and_within_the_pages_open() -> None:
     with pytest.raises(ValueError, match="at least 1"):
         Renderer(pages_in_flight=0)
+    with pytest.raises(ValueError, match="at most pages_open"):
+        Renderer(pages_in_flight=4, pages_open=2)
+    assert Renderer(pages_in_flight=12).pages_open == 12  # the open pages follow a larger working limit
