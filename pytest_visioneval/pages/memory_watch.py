@@ -9,11 +9,12 @@ passes the limit. Playwright then reports that page as crashed, which the
 renderer turns into a render error of that case; the browser and the other
 pages go on.
 
-Several pages may be in flight at once, each in its own browser context and
-so its own renderer process. A kill is recorded with its time; a page that
-crashed while a renderer was killed learns the size it was stopped at from
-:attr:`WatchedPage.exceeded_mb`. Linux only (``/proc``); elsewhere it
-watches nothing.
+Several pages may be open at once, each in its own browser context and so
+its own renderer process, so there is also a limit on all of them together
+(``total_limit_mb``): past it, the largest renderer is stopped. A kill is
+recorded with its time and reason; a page that crashed while a renderer was
+killed learns why from :attr:`WatchedPage.stopped`. Linux only (``/proc``);
+elsewhere it watches nothing.
 """
 
 from __future__ import annotations
@@ -33,6 +34,15 @@ _MB = 1024 * 1024
 
 
 @dataclass(frozen=True)
+class Kill:
+    """A renderer stopped: its resident size, and the total of all renderers when that limit was the reason."""
+
+    at: float  # monotonic time
+    resident_mb: int
+    total_mb: int | None = None  # set when the renderers together passed the total limit
+
+
+@dataclass(frozen=True)
 class WatchedPage:
     """One page's view of the watch: what was stopped since the page started."""
 
@@ -40,8 +50,8 @@ class WatchedPage:
     started: float
 
     @property
-    def exceeded_mb(self) -> int | None:
-        """The largest resident size (MB) at which a renderer was stopped since this page started, if any."""
+    def stopped(self) -> Kill | None:
+        """The largest renderer stopped since this page started, if any."""
         return self.watch.stopped_since(self.started)
 
 
@@ -51,18 +61,19 @@ class MemoryWatch:
     The sweeping thread runs only while pages are watched, and exits when the last one is done.
     """
 
-    def __init__(self, interval_s: float = 0.1):
+    def __init__(self, interval_s: float = 0.1, total_limit_mb: int | None = None):
         self.interval_s = interval_s
+        self.total_limit_mb = total_limit_mb  # all renderers together; None: no such limit
         self._lock = threading.Lock()
-        self._limits: list[int] = []  # the limit (MB) of each page watched now
-        self._kills: list[tuple[float, int]] = []  # (monotonic time, resident MB) of each renderer stopped
+        self._limits: list[int | None] = []  # the limit (MB) of each page watched now
+        self._kills: list[Kill] = []
         self._thread: threading.Thread | None = None
 
     @contextlib.contextmanager
     def page(self, limit_mb: int | None) -> Iterator[WatchedPage]:
-        """Watch the renderers while the block runs, with ``limit_mb`` (None: this page adds no limit)."""
+        """Watch the renderers while the block runs, with ``limit_mb`` per page (None: no limit per page)."""
         watched = WatchedPage(self, time.monotonic())
-        if limit_mb is None or not _PROC.is_dir():
+        if (limit_mb is None and self.total_limit_mb is None) or not _PROC.is_dir():
             yield watched
             return
         with self._lock:
@@ -76,9 +87,9 @@ class MemoryWatch:
             with self._lock:
                 self._limits.remove(limit_mb)
 
-    def stopped_since(self, since: float) -> int | None:
+    def stopped_since(self, since: float) -> Kill | None:
         with self._lock:
-            return max((size for at, size in self._kills if at >= since), default=None)
+            return max((kill for kill in self._kills if kill.at >= since), key=lambda k: k.resident_mb, default=None)
 
     def _run(self) -> None:
         root = os.getpid()
@@ -88,13 +99,32 @@ class MemoryWatch:
                 if not self._limits:
                     self._thread = None  # a page watched later starts a new sweeper
                     return
-                limit = min(self._limits) * _MB  # all pages of one renderer share a limit in practice
-            for pid, resident in renderers_below(root):
-                if resident > limit:
-                    with contextlib.suppress(ProcessLookupError, PermissionError):
-                        os.kill(pid, signal.SIGKILL)
-                    with self._lock:
-                        self._kills.append((time.monotonic(), resident // _MB))
+                limits = [limit for limit in self._limits if limit is not None]
+            # All pages of one renderer share a limit in practice; the smallest is kept.
+            self._sweep(renderers_below(root), min(limits) * _MB if limits else None)
+
+    def _sweep(self, renderers: list[tuple[int, int]], page_limit: int | None) -> None:
+        left = []
+        for pid, resident in renderers:
+            if page_limit is not None and resident > page_limit:
+                self._kill(pid, Kill(time.monotonic(), resident // _MB))
+            else:
+                left.append((pid, resident))
+        if self.total_limit_mb is None:
+            return
+        total = sum(resident for _, resident in left)
+        # Largest first, until the rest fit: the page most likely to be the cause is stopped.
+        for pid, resident in sorted(left, key=lambda item: item[1], reverse=True):
+            if total <= self.total_limit_mb * _MB:
+                break
+            self._kill(pid, Kill(time.monotonic(), resident // _MB, total // _MB))
+            total -= resident
+
+    def _kill(self, pid: int, kill: Kill) -> None:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.kill(pid, signal.SIGKILL)
+        with self._lock:
+            self._kills.append(kill)
 
 
 def renderers_below(root: int) -> list[tuple[int, int]]:

@@ -52,7 +52,7 @@ from urllib.parse import unquote, urlsplit
 from ..cases.paths import PathEscapeError, resolve_inside
 from ..errors import VisionEvalError
 from ..graders.rendered import capture_names
-from .memory_watch import MemoryWatch
+from .memory_watch import Kill, MemoryWatch
 from .work_slots import WorkSlots
 
 if TYPE_CHECKING:  # the CDN mirror (urllib, tarfile, ...) loads with the first page rendered
@@ -83,6 +83,9 @@ _ARGS = [
 ]
 # A page's renderer may hold this much resident memory (JS heap, canvases, images...) before it is stopped.
 PAGE_MEMORY_MB = 2048
+# All open pages' renderers together may hold this much; past it the largest is stopped (several pages are
+# open at once, so the limit per page alone would let them take PAGES_OPEN times as much).
+PAGES_MEMORY_MB = 2 * PAGE_MEMORY_MB
 # Pages working at once per browser (loading, capturing, being measured), each in its own context: one
 # page's loading and captures overlap another's (benchmarks/render.py measures it). A page waiting between
 # its timed screenshots gives its turn to another, so more pages than that are open: at most PAGES_OPEN,
@@ -219,7 +222,7 @@ class Renderer:
         self.pages_in_flight = pages_in_flight
         self.pages_open = pages_open
         self._mirror: CdnMirror | None = None
-        self._watch = MemoryWatch()
+        self._watch = MemoryWatch(total_limit_mb=PAGES_MEMORY_MB)
         self._loop_lock = threading.Lock()
         self._loop: asyncio.AbstractEventLoop | None = None
         self._thread: threading.Thread | None = None
@@ -390,8 +393,8 @@ class Renderer:
                     # page's runtime to stop waits behind every dialog still coming.
                     with contextlib.suppress(PlaywrightError):
                         await page.close(run_before_unload=False)
-                    if crashed and watch.exceeded_mb is not None:
-                        raise self._over_memory(watch.exceeded_mb, step) from None
+                    if crashed and (kill := watch.stopped) is not None:
+                        raise self._over_memory(kill, step) from None
                     errors = f"; console errors: {result.console_errors[:3]}" if result.console_errors else ""
                     raise RenderError(
                         f"the page did not finish {step} within its time budget of {budget / 1000:g} s "
@@ -399,19 +402,25 @@ class Renderer:
                     ) from None
                 except PlaywrightError as exc:
                     await asyncio.sleep(0)  # lets a crash event that came with the error be counted
-                    if crashed and watch.exceeded_mb is not None:
-                        raise self._over_memory(watch.exceeded_mb, step) from None
+                    if crashed and (kill := watch.stopped) is not None:
+                        raise self._over_memory(kill, step) from None
                     raise RenderError(f"rendering failed while {step}: {exc.message.splitlines()[0]}") from exc
         finally:
             result.seconds = time.monotonic() - started
             await context.close()
         return result
 
-    def _over_memory(self, resident_mb: int, step: str) -> RenderError:
+    def _over_memory(self, kill: Kill, step: str) -> RenderError:
         """The error of a page whose renderer :class:`MemoryWatch` stopped (its crash is the symptom)."""
+        if kill.total_mb is not None:
+            return RenderError(
+                f"the pages open at once used more memory than their limit of {self._watch.total_limit_mb} MB "
+                f"together ({kill.total_mb} MB) while {step}; this page's renderer was the largest "
+                f"({kill.resident_mb} MB resident) and was stopped"
+            )
         return RenderError(
             f"the page used more memory than its limit of {self.memory_limit_mb} MB while {step} "
-            f"({resident_mb} MB resident): its renderer was stopped"
+            f"({kill.resident_mb} MB resident): its renderer was stopped"
         )
 
 
