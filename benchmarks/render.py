@@ -18,6 +18,7 @@ import argparse
 import tempfile
 import time
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import replace
 from pathlib import Path
 
 from pytest_visioneval.pages.render import PAGES_IN_FLIGHT, Renderer, RenderOptions, find_chromium
@@ -44,22 +45,23 @@ def make_pages(folder: Path, count: int) -> list[str]:
     return names
 
 
-def shared(folder: Path, names: list[str], in_flight: int) -> float:
+def shared(folder: Path, names: list[str], in_flight: int, options: RenderOptions = OPTIONS) -> float:
     start = time.perf_counter()  # the browser's launch included: paid once per worker
     renderer = Renderer(pages_in_flight=in_flight)
-    with ThreadPoolExecutor(max_workers=in_flight) as callers:
-        for result in callers.map(lambda name: renderer.render(folder, name, OPTIONS), names):
-            assert result.screenshots and result.full_page
+    # As many callers as pages may be open: pages waiting between timed captures let others work.
+    with ThreadPoolExecutor(max_workers=renderer.pages_open) as callers:
+        for result in callers.map(lambda name: renderer.render(folder, name, options), names):
+            assert len(result.screenshots) == options.screenshots and result.full_page
     elapsed = time.perf_counter() - start
     renderer.close()
     return elapsed
 
 
-def per_page(folder: Path, names: list[str]) -> float:
+def per_page(folder: Path, names: list[str], options: RenderOptions = OPTIONS) -> float:
     start = time.perf_counter()
     for name in names:
         renderer = Renderer(pages_in_flight=1)
-        renderer.render(folder, name, OPTIONS)
+        renderer.render(folder, name, options)
         renderer.close()
     return time.perf_counter() - start
 
@@ -69,7 +71,12 @@ def main() -> None:
     parser.add_argument("--pages", type=int, default=50)
     parser.add_argument("--in-flight", type=int, nargs="+", default=[PAGES_IN_FLIGHT], help="pages at once in the shared browser")
     parser.add_argument("--repeats", type=int, default=1, help="turns of (shared..., per page); medians are printed")
+    parser.add_argument(
+        "--screenshots", type=int, default=1, help="viewport captures per page (ArtifactsBench: 3, --interval-ms 1000)"
+    )
+    parser.add_argument("--interval-ms", type=int, default=1000, help="between the viewport captures")
     args = parser.parse_args()
+    options = replace(OPTIONS, screenshots=args.screenshots, interval_ms=args.interval_ms)
     print(f"browser: {find_chromium()}")
     shared_times: dict[int, list[float]] = {k: [] for k in args.in_flight}
     per_page_times: list[float] = []
@@ -81,8 +88,8 @@ def main() -> None:
         warm.close()
         for _ in range(args.repeats):  # in turns: this machine drifts
             for k in args.in_flight:
-                shared_times[k].append(shared(folder, names, k))
-            per_page_times.append(per_page(folder, names))
+                shared_times[k].append(shared(folder, names, k, options))
+            per_page_times.append(per_page(folder, names, options))
     n = len(names)
     t_per_page = median(per_page_times)
     print(f"browser per page  : {t_per_page:6.2f} s for {n} pages = {n / t_per_page:5.2f} pages/s")
