@@ -15,6 +15,7 @@ same browser binary (``find_chromium``: the headless shell when installed).
 from __future__ import annotations
 
 import argparse
+import statistics
 import tempfile
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -91,18 +92,14 @@ def main() -> None:
                 shared_times[k].append(shared(folder, names, k, options))
             per_page_times.append(per_page(folder, names, options))
     n = len(names)
-    t_per_page = median(per_page_times)
+    t_per_page = statistics.median(per_page_times)
     print(f"browser per page  : {t_per_page:6.2f} s for {n} pages = {n / t_per_page:5.2f} pages/s")
     for k, times in shared_times.items():
-        t_shared = median(times)
+        t_shared = statistics.median(times)
         print(
             f"shared, {k} in flight: {t_shared:6.2f} s for {n} pages = {n / t_shared:5.2f} pages/s, "
             f"{t_per_page / t_shared:.2f}x the browser per page"
         )
-
-
-def median(values: list[float]) -> float:
-    return sorted(values)[len(values) // 2]
 
 
 if __name__ == "__main__":

@@ -387,7 +387,7 @@ class Renderer:
                     world = await freeze_page(cdp, left())
                     result.dom = await page.content()
                     step = "measuring the rendered page"
-                    await measure_page(page, cdp, world, result, min(_IMAGE_WAIT_MS, left()))
+                    await measure_page(cdp, world, result, min(_IMAGE_WAIT_MS, left()))
                 except PlaywrightTimeout:
                     # Closing the page stops a busy script and a flood of dialogs alike, at once; asking the
                     # page's runtime to stop waits behind every dialog still coming.
@@ -523,7 +523,7 @@ async def freeze_page(cdp: Any, timeout_ms: float) -> int:
     return world
 
 
-async def measure_page(page: Any, cdp: Any, world: int, result: RenderResult, wait_ms: float) -> None:
+async def measure_page(cdp: Any, world: int, result: RenderResult, wait_ms: float) -> None:
     """Record the page's images, visibility and visible text; on failure, ``measure_error`` (never a pass).
 
     Call after :func:`freeze_page`. A Playwright timeout is passed on (a page that stopped answering).
@@ -532,7 +532,7 @@ async def measure_page(page: Any, cdp: Any, world: int, result: RenderResult, wa
     from playwright.async_api import TimeoutError as PlaywrightTimeout
 
     try:
-        await _wait_for_images(page, cdp, world, wait_ms)
+        await _wait_for_images(cdp, world, wait_ms)
         value = await _evaluate(cdp, world, f"{_MEASURE_JS}({_MAX_IMAGES}, {_MAX_TEXT})")
         _take_measurement(value, result)
     except PlaywrightTimeout:
@@ -545,7 +545,7 @@ async def measure_page(page: Any, cdp: Any, world: int, result: RenderResult, wa
         result.measure_error = f"the measurement was malformed: {exc!r}"
 
 
-async def _wait_for_images(page: Any, cdp: Any, world: int, wait_ms: float) -> None:
+async def _wait_for_images(cdp: Any, world: int, wait_ms: float) -> None:
     # Polled from here: with the page's scripts paused, a promise in the page would never settle.
     deadline = time.monotonic() + wait_ms / 1000
     while await _evaluate(cdp, world, _LOAD_JS) and time.monotonic() < deadline:

@@ -320,7 +320,7 @@ class FakeCdp:
 )
 def test_a_failed_measurement_is_recorded_not_passed(reply: Any, error: str) -> None:
     result = RenderResult()
-    asyncio.run(measure_page(None, FakeCdp(reply), 7, result, 100))
+    asyncio.run(measure_page(FakeCdp(reply), 7, result, 100))
     assert result.measure_error is not None and result.measure_error.startswith(error)
     assert result.images is None and result.visible_text is None
     assert result.report()["measure_error"] == result.measure_error
