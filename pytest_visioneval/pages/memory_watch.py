@@ -26,9 +26,9 @@ import threading
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
-from pathlib import Path
 
-_PROC = Path("/proc")
+from .process_tree import PROC, command_line, descendants
+
 _PAGE_SIZE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
 _MB = 1024 * 1024
 
@@ -73,7 +73,7 @@ class MemoryWatch:
     def page(self, limit_mb: int | None) -> Iterator[WatchedPage]:
         """Watch the renderers while the block runs, with ``limit_mb`` per page (None: no limit per page)."""
         watched = WatchedPage(self, time.monotonic())
-        if (limit_mb is None and self.total_limit_mb is None) or not _PROC.is_dir():
+        if (limit_mb is None and self.total_limit_mb is None) or not PROC.is_dir():
             yield watched
             return
         with self._lock:
@@ -129,27 +129,12 @@ class MemoryWatch:
 
 def renderers_below(root: int) -> list[tuple[int, int]]:
     """``(pid, resident bytes)`` of each Chromium renderer process descended from ``root``."""
-    children: dict[int, list[int]] = {}
-    for entry in _PROC.iterdir():
-        if not entry.name.isdigit():
+    found: list[tuple[int, int]] = []
+    for pid in descendants(root):
+        if b"--type=renderer" not in (command_line(pid) or b""):
             continue
         try:
-            stat = (entry / "stat").read_text()
-        except OSError:
-            continue  # gone meanwhile
-        # The command name is in parentheses and may hold spaces: the fields start after the last ")".
-        fields = stat.rpartition(")")[2].split()
-        if len(fields) > 1 and fields[1].isdigit():
-            children.setdefault(int(fields[1]), []).append(int(entry.name))
-    found: list[tuple[int, int]] = []
-    stack = list(children.get(root, ()))
-    while stack:
-        pid = stack.pop()
-        stack.extend(children.get(pid, ()))
-        try:
-            if b"--type=renderer" not in (_PROC / str(pid) / "cmdline").read_bytes():
-                continue
-            resident_pages = int((_PROC / str(pid) / "statm").read_text().split()[1])
+            resident_pages = int((PROC / str(pid) / "statm").read_text().split()[1])
         except (OSError, ValueError, IndexError):
             continue
         found.append((pid, resident_pages * _PAGE_SIZE))

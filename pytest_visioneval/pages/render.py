@@ -38,12 +38,14 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import math
 import mimetypes
 import os
 import shutil
 import threading
 import time
-from collections.abc import Awaitable, Callable
+import uuid
+from collections.abc import Awaitable, Callable, Coroutine
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
@@ -53,6 +55,7 @@ from ..cases.paths import PathEscapeError, resolve_inside
 from ..errors import VisionEvalError
 from ..graders.rendered import capture_names
 from .memory_watch import Kill, MemoryWatch
+from .process_tree import kill_tagged
 from .work_slots import WorkSlots
 
 if TYPE_CHECKING:  # the CDN mirror (urllib, tarfile, ...) loads with the first page rendered
@@ -92,6 +95,11 @@ PAGES_MEMORY_MB = 2 * PAGE_MEMORY_MB
 # which bounds the browser's memory (each page may hold up to its memory limit).
 PAGES_IN_FLIGHT = 4
 PAGES_OPEN = 8
+# Playwright's timeouts (run by its driver) bound a page's loading and captures, but not opening or closing
+# its context: a browser that stops answering there would hold the case forever. A page still not done this
+# long after its budget ran out means the browser is stuck: it is killed, and the next page starts a new one.
+STUCK_AFTER_S = 10.0
+_SETTLE_S = 5.0  # after the kill, how long the page's own task gets to end before it is cancelled
 _DEAD_PROXY = {"server": "http://127.0.0.1:9"}  # the discard port: nothing answers
 _MAX_IMAGES = 2000  # <img> recorded per page; more is reported (images_total) and fails the image gates
 _MAX_TEXT = 1_000_000  # characters of visible text recorded
@@ -103,6 +111,14 @@ _MAX_CDN_RECORDS = 500  # served / missing CDN requests recorded per page (the c
 
 class RenderError(VisionEvalError):
     """The page could not be rendered (no browser, a script that never ends, a crash)."""
+
+
+@dataclass
+class _PageProgress:
+    """Where a page's render is, for the guard that ends it if the browser stops answering."""
+
+    deadline: float  # loop time past which the browser is taken to be stuck
+    step: str = "opening its browser context"
 
 
 @dataclass(frozen=True)
@@ -117,6 +133,11 @@ class RenderOptions:
     @classmethod
     def from_mapping(cls, data: dict[str, Any] | None) -> RenderOptions:
         return cls(**(data or {}))
+
+    @property
+    def budget_ms(self) -> int:
+        """One budget for the whole render, so dialogs, slow loads and captures cannot add up past it."""
+        return self.timeout_ms + max(0, self.screenshots - 1) * self.interval_ms
 
 
 @dataclass
@@ -210,6 +231,7 @@ class Renderer:
         memory_limit_mb: int | None = PAGE_MEMORY_MB,
         pages_in_flight: int = PAGES_IN_FLIGHT,
         pages_open: int | None = None,
+        stuck_after_s: float = STUCK_AFTER_S,
     ):
         pages_open = max(PAGES_OPEN, pages_in_flight) if pages_open is None else pages_open
         if not 1 <= pages_in_flight <= pages_open:
@@ -221,6 +243,7 @@ class Renderer:
         self.memory_limit_mb = memory_limit_mb  # resident memory of a page's renderer; None: unwatched
         self.pages_in_flight = pages_in_flight
         self.pages_open = pages_open
+        self.stuck_after_s = stuck_after_s  # past a page's budget: the browser is killed (see STUCK_AFTER_S)
         self._mirror: CdnMirror | None = None
         self._watch = MemoryWatch(total_limit_mb=PAGES_MEMORY_MB)
         self._loop_lock = threading.Lock()
@@ -229,6 +252,9 @@ class Renderer:
         # Made and used on the loop's thread only.
         self._playwright: Any = None
         self._browser: Any = None
+        # On the browser's command line (Chromium ignores switches it does not know): finds its processes to kill.
+        self._browser_tag = ""
+        self._killed_tags: set[str] = set()  # browsers killed as stuck
         self._launching: asyncio.Lock | None = None
         self._open: asyncio.Semaphore | None = None
         self._working: WorkSlots | None = None
@@ -283,35 +309,52 @@ class Renderer:
     async def _close_browser(self) -> None:
         try:
             if self._browser is not None:
-                await self._browser.close()
+                try:
+                    await asyncio.wait_for(self._browser.close(), self.stuck_after_s)
+                except asyncio.TimeoutError:
+                    self._kill_browser(self._browser_tag)
         finally:
             self._browser = None
             if self._playwright is not None:
                 await self._playwright.stop()
                 self._playwright = None
 
-    async def _ensure_browser(self) -> Any:
+    def _kill_browser(self, tag: str) -> None:
+        """Kill the browser launched with ``tag`` and its processes; pages still on it fail at once."""
+        kill_tagged(os.getpid(), tag)
+        self._killed_tags.add(tag)
+        if self._browser_tag == tag:
+            self._browser = None  # the next page launches a new one
+
+    async def _ensure_browser(self) -> tuple[Any, str]:
+        """The browser, launched if none is running, and its tag."""
         if self._launching is None:
             self._launching = asyncio.Lock()
         async with self._launching:  # pages that start together launch one browser
             if self._browser is not None and self._browser.is_connected():
-                return self._browser
+                return self._browser, self._browser_tag
             from playwright.async_api import Error as PlaywrightError
             from playwright.async_api import async_playwright
 
             executable = find_chromium(self.executable)
             if self._playwright is None:
                 self._playwright = await async_playwright().start()
+            tag = f"--visioneval-browser={uuid.uuid4().hex}"
             try:
-                self._browser = await self._playwright.chromium.launch(executable_path=executable, args=_ARGS, proxy=_DEAD_PROXY)
+                self._browser = await self._playwright.chromium.launch(
+                    executable_path=executable, args=[*_ARGS, tag], proxy=_DEAD_PROXY
+                )
+                self._browser_tag = tag
             except PlaywrightError as exc:
                 raise RenderError(f"Chromium ({executable}) did not start: {exc.message.splitlines()[0]}") from exc
-            return self._browser
+            return self._browser, tag
 
     async def _render(self, folder: Path, entry: str, options: RenderOptions) -> RenderResult:
         if self._open is None or self._working is None:
             self._open, self._working = asyncio.Semaphore(self.pages_open), WorkSlots(self.pages_in_flight)
         working = self._working
+        loop = asyncio.get_running_loop()
+        progress = _PageProgress(deadline=math.inf)
         async with self._open:
             await working.take()
             holding = True
@@ -322,18 +365,55 @@ class Renderer:
                 working.give()
                 holding = False
                 await asyncio.sleep(seconds)
+                asked = loop.time()
                 await working.take(returning=True)
                 holding = True
+                progress.deadline += loop.time() - asked  # waiting for a turn is not the browser's doing
 
             try:
-                browser = await self._ensure_browser()
-                return await self._render_page(browser, folder, entry, options, pause)
+                browser, tag = await self._ensure_browser()
+                progress.deadline = loop.time() + options.budget_ms / 1000 + self.stuck_after_s
+                return await self._guarded(self._render_page(browser, folder, entry, options, pause, progress), progress, tag)
             finally:
                 if holding:
                     working.give()
 
+    async def _guarded(self, rendering: Coroutine[Any, Any, RenderResult], progress: _PageProgress, tag: str) -> RenderResult:
+        """Await the page's render; if the browser stops answering, kill it and fail the page with a reason."""
+        loop = asyncio.get_running_loop()
+        task = asyncio.ensure_future(rendering)
+        try:
+            # The deadline moves on while the page waits for a turn to work (see pause in _render).
+            while not task.done() and (left := progress.deadline - loop.time()) > 0:
+                await asyncio.wait({task}, timeout=left)
+            if task.done():
+                if tag in self._killed_tags and isinstance(task.exception(), RenderError):
+                    raise RenderError(
+                        f"the browser stopped answering while this page was {progress.step} "
+                        "(another page on it passed its time limit first); it was killed and is started again"
+                    ) from task.exception()
+                return task.result()
+            step = progress.step
+            self._kill_browser(tag)
+            await asyncio.wait({task}, timeout=_SETTLE_S)  # the page's calls fail now that the browser is gone
+            raise RenderError(
+                f"the browser stopped answering while the page was {step}: {self.stuck_after_s:g} s past "
+                "the page's time budget it had not finished; the browser was killed and is started again for the next page"
+            )
+        finally:
+            if not task.done():
+                task.cancel()
+            elif not task.cancelled():
+                task.exception()  # retrieved: an abandoned page's error is in the RenderError above
+
     async def _render_page(
-        self, browser: Any, folder: Path, entry: str, options: RenderOptions, pause: Callable[[float], Awaitable[None]]
+        self,
+        browser: Any,
+        folder: Path,
+        entry: str,
+        options: RenderOptions,
+        pause: Callable[[float], Awaitable[None]],
+        progress: _PageProgress,
     ) -> RenderResult:
         from playwright.async_api import Error as PlaywrightError
         from playwright.async_api import TimeoutError as PlaywrightTimeout
@@ -360,9 +440,8 @@ class Renderer:
             # Attached before the page runs anything: the only way to stop a busy script later.
             cdp = await context.new_cdp_session(page)
             _watch(page, context, result)
-            step = "loading the page"
-            # One budget for the whole render, so dialogs, slow loads and captures cannot add up past it.
-            budget = options.timeout_ms + max(0, options.screenshots - 1) * options.interval_ms
+            progress.step = "loading the page"
+            budget = options.budget_ms
             deadline = time.monotonic() + budget / 1000
 
             def left() -> float:
@@ -378,15 +457,15 @@ class Renderer:
                     for index in range(options.screenshots):
                         if index:
                             await pause(min(options.interval_ms, left()) / 1000)
-                        step = f"taking screenshot {index + 1}"
+                        progress.step = f"taking screenshot {index + 1}"
                         result.screenshots.append(await page.screenshot(timeout=left()))
                     if options.full_page:
-                        step = "taking the full-page screenshot"
+                        progress.step = "taking the full-page screenshot"
                         result.full_page = await page.screenshot(full_page=True, timeout=left())
-                    step = "reading the DOM"
+                    progress.step = "reading the DOM"
                     world = await freeze_page(cdp, left())
                     result.dom = await page.content()
-                    step = "measuring the rendered page"
+                    progress.step = "measuring the rendered page"
                     await measure_page(cdp, world, result, min(_IMAGE_WAIT_MS, left()))
                 except PlaywrightTimeout:
                     # Closing the page stops a busy script and a flood of dialogs alike, at once; asking the
@@ -394,20 +473,22 @@ class Renderer:
                     with contextlib.suppress(PlaywrightError):
                         await page.close(run_before_unload=False)
                     if crashed and (kill := watch.stopped) is not None:
-                        raise self._over_memory(kill, step) from None
+                        raise self._over_memory(kill, progress.step) from None
                     errors = f"; console errors: {result.console_errors[:3]}" if result.console_errors else ""
                     raise RenderError(
-                        f"the page did not finish {step} within its time budget of {budget / 1000:g} s "
+                        f"the page did not finish {progress.step} within its time budget of {budget / 1000:g} s "
                         f"(timeout_ms plus the intervals between screenshots; a script that never ends?); it was stopped{errors}"
                     ) from None
                 except PlaywrightError as exc:
                     await asyncio.sleep(0)  # lets a crash event that came with the error be counted
                     if crashed and (kill := watch.stopped) is not None:
-                        raise self._over_memory(kill, step) from None
-                    raise RenderError(f"rendering failed while {step}: {exc.message.splitlines()[0]}") from exc
+                        raise self._over_memory(kill, progress.step) from None
+                    raise RenderError(f"rendering failed while {progress.step}: {exc.message.splitlines()[0]}") from exc
         finally:
             result.seconds = time.monotonic() - started
-            await context.close()
+            progress.step = "closing its browser context"
+            with contextlib.suppress(PlaywrightError):  # a browser killed as stuck has closed it already
+                await context.close()
         return result
 
     def _over_memory(self, kill: Kill, step: str) -> RenderError:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import io
 import os
+import signal
 import socket
 import subprocess
 import sys
@@ -19,6 +20,7 @@ from PIL import Image
 from playwright.sync_api import Error as PlaywrightError
 
 from pytest_visioneval.pages.memory_watch import renderers_below
+from pytest_visioneval.pages.process_tree import command_line, descendants
 from pytest_visioneval.pages.render import (
     MAX_PAGE_BYTES,
     PAGE_MEMORY_MB,
@@ -516,3 +518,95 @@ def test_pages_in_flight_must_be_positive_and_within_the_pages_open() -> None:
     with pytest.raises(ValueError, match="at most pages_open"):
         Renderer(pages_in_flight=4, pages_open=2)
     assert Renderer(pages_in_flight=12).pages_open == 12  # the open pages follow a larger working limit
+
+
+def browser_processes(renderer: Renderer) -> list[int]:
+    """The running browser's processes (the launch wrapper and Chromium itself carry its tag)."""
+    tag = renderer._browser_tag.encode()
+    return [pid for pid in descendants(os.getpid()) if tag in (command_line(pid) or b"").split(b"\0")]
+
+
+def stop_browser_soon(renderer: Renderer, after_s: float) -> list[int]:
+    """SIGSTOP the browser a moment after a render starts: it then answers nothing, as a hung browser."""
+    stopped: list[int] = []
+
+    def stop() -> None:
+        time.sleep(after_s)
+        for pid in browser_processes(renderer):
+            os.kill(pid, signal.SIGSTOP)
+            stopped.append(pid)
+
+    threading.Thread(target=stop, daemon=True).start()
+    return stopped
+
+
+def gone(pids: list[int]) -> bool:
+    """Every process dead within a few seconds (a zombie not yet reaped counts as dead)."""
+
+    def dead(pid: int) -> bool:
+        try:
+            return Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()[0] == "Z"
+        except FileNotFoundError:
+            return True
+
+    deadline = time.monotonic() + 5
+    while not all(dead(pid) for pid in pids):
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.05)
+    return True
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="finds the browser in /proc")
+def test_a_browser_that_stops_answering_is_killed_and_the_next_page_gets_a_new_one(tmp_path: Path) -> None:
+    site = page(tmp_path, "<p>steady</p>")
+    renderer = Renderer(stuck_after_s=1)
+    # Three captures 0.5 s apart, a budget of 2 s in all: the browser is stopped after the first capture.
+    slow = RenderOptions(width=320, height=240, screenshots=3, interval_ms=500, full_page=False, timeout_ms=1000)
+    try:
+        renderer.render(site, "page.html", SMALL)  # the browser is up
+        stopped = stop_browser_soon(renderer, 0.3)
+        started = time.monotonic()
+        with pytest.raises(RenderError, match=r"the browser stopped answering while the page was taking screenshot \d: 1 s past"):
+            renderer.render(site, "page.html", slow)
+        # Budget 2 s + 1 s, and at most the settling time after the kill (before: it waited forever).
+        assert 3 <= time.monotonic() - started < 9
+        assert stopped and gone(stopped)
+        again = renderer.render(site, "page.html", SMALL)  # a new browser
+        assert "steady" in again.dom and browser_processes(renderer)
+    finally:
+        renderer.close()
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="finds the browser in /proc")
+def test_pages_on_a_browser_killed_as_stuck_say_so(tmp_path: Path) -> None:
+    renderer = Renderer(stuck_after_s=1, pages_in_flight=2)
+    short = RenderOptions(width=320, height=240, full_page=False, timeout_ms=1000)
+    long = RenderOptions(width=320, height=240, screenshots=3, interval_ms=1000, full_page=False, timeout_ms=20_000)
+    try:
+        renderer.render(page(tmp_path / "warm", "<p>up</p>"), "page.html", SMALL)
+        slow_site = page(tmp_path / "slow", "<p>slow</p><script>const t0 = Date.now(); while (Date.now() - t0 < 800);</script>")
+        with ThreadPoolExecutor(max_workers=2) as callers:
+            patient = callers.submit(renderer.render, page(tmp_path / "long", "<p>long</p>"), "page.html", long)
+            time.sleep(0.5)  # the patient page is between its captures
+            stop_browser_soon(renderer, 0.3)
+            hasty = callers.submit(renderer.render, slow_site, "page.html", short)
+            with pytest.raises(RenderError, match="the browser stopped answering while the page was"):
+                hasty.result(timeout=30)
+            with pytest.raises(RenderError, match="another page on it passed its time limit first"):
+                patient.result(timeout=30)
+    finally:
+        renderer.close()
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="finds the browser in /proc")
+def test_closing_a_renderer_whose_browser_hangs_kills_it(tmp_path: Path) -> None:
+    renderer = Renderer(stuck_after_s=1)
+    renderer.render(page(tmp_path, "<p>up</p>"), "page.html", SMALL)
+    processes = browser_processes(renderer)
+    for pid in processes:
+        os.kill(pid, signal.SIGSTOP)
+    started = time.monotonic()
+    renderer.close()
+    assert time.monotonic() - started < 6
+    assert gone(processes)

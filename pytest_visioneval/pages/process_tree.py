@@ -1,0 +1,71 @@
+"""The processes below this one, read from ``/proc`` (Linux; elsewhere none are found).
+
+Playwright's driver starts Chromium as our descendant, so the memory watch
+finds the renderers here, and a browser that stopped answering is found and
+killed here by a tag on its command line.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+from collections.abc import Iterator
+from pathlib import Path
+
+PROC = Path("/proc")
+
+
+def _children_by_parent() -> dict[int, list[int]]:
+    children: dict[int, list[int]] = {}
+    if not PROC.is_dir():
+        return children
+    for entry in PROC.iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+        except OSError:
+            continue  # gone meanwhile
+        # The command name is in parentheses and may hold spaces: the fields start after the last ")".
+        fields = stat.rpartition(")")[2].split()
+        if len(fields) > 1 and fields[1].isdigit():
+            children.setdefault(int(fields[1]), []).append(int(entry.name))
+    return children
+
+
+def descendants(root: int) -> Iterator[int]:
+    """Every process below ``root``, parents before their children."""
+    children = _children_by_parent()
+    stack = list(children.get(root, ()))
+    while stack:
+        pid = stack.pop()
+        yield pid
+        stack.extend(children.get(pid, ()))
+
+
+def command_line(pid: int) -> bytes | None:
+    """The NUL-separated command line, or None when the process is gone."""
+    try:
+        return (PROC / str(pid) / "cmdline").read_bytes()
+    except OSError:
+        return None
+
+
+def kill_tagged(root: int, tag: str) -> int:
+    """SIGKILL the topmost processes below ``root`` whose command line holds ``tag``, and all below them.
+
+    Returns how many processes were signalled. Children go too: a browser's
+    renderers would otherwise outlive it.
+    """
+    needle = tag.encode()
+    found = [pid for pid in descendants(root) if needle in (command_line(pid) or b"").split(b"\0")]
+    doomed: set[int] = set()
+    for pid in found:
+        if pid not in doomed:
+            doomed.add(pid)
+            doomed.update(descendants(pid))
+    for pid in doomed:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.kill(pid, signal.SIGKILL)
+    return len(doomed)
