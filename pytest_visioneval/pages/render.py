@@ -54,6 +54,7 @@ from urllib.parse import unquote, urlsplit
 from ..cases.paths import PathEscapeError, resolve_inside
 from ..errors import VisionEvalError
 from ..graders.rendered import capture_names
+from .capture import full_page_capture, viewport_capture
 from .memory_watch import Kill, MemoryWatch
 from .process_tree import kill_tagged
 from .work_slots import WorkSlots
@@ -458,10 +459,11 @@ class Renderer:
                         if index:
                             await pause(min(options.interval_ms, left()) / 1000)
                         progress.step = f"taking screenshot {index + 1}"
-                        result.screenshots.append(await page.screenshot(timeout=left()))
+                        result.screenshots.append(await viewport_capture(page, cdp, left()))
                     if options.full_page:
                         progress.step = "taking the full-page screenshot"
-                        result.full_page = await page.screenshot(full_page=True, timeout=left())
+                        last = result.screenshots[-1] if result.screenshots else None
+                        result.full_page = await full_page_capture(page, cdp, last, left())
                     progress.step = "reading the DOM"
                     world = await freeze_page(cdp, left())
                     result.dom = await page.content()

@@ -174,6 +174,47 @@ def test_local_images_next_to_the_page_are_shown(renderer: Renderer, tmp_path: P
     assert result.full_page is not None and result.missing == []
 
 
+def image_size(png: bytes) -> tuple[int, int]:
+    return Image.open(io.BytesIO(png)).size
+
+
+TALL = "<div style='height:2000px;background:linear-gradient(red,blue)'>tall</div>"
+# Page scripts that report a tiny document: the size must come from the browser's layout, not from them.
+LIAR = (
+    TALL
+    + """<script>
+  for (const proto of [Element.prototype, HTMLElement.prototype])
+    for (const key of ['scrollHeight', 'offsetHeight', 'clientHeight'])
+      Object.defineProperty(proto, key, {get() { return 10; }});
+</script>"""
+)
+
+
+@pytest.mark.parametrize(
+    ("html", "captured_again", "size"),
+    [
+        ("<p>short</p>", False, (320, 240)),  # fits: the full page is the viewport capture, not captured again
+        (TALL, True, (320, 2016)),
+        ("<div style='width:900px;height:20px'>wide</div>", True, (908, 240)),
+        (LIAR, True, (320, 2016)),
+    ],
+    ids=["fits", "tall", "wide", "lying-page"],
+)
+def test_the_full_page_is_captured_only_when_it_is_larger_than_the_viewport(
+    renderer: Renderer, tmp_path: Path, html: str, captured_again: bool, size: tuple[int, int]
+) -> None:
+    site = page(tmp_path, html)
+    result = renderer.render(site, "page.html", RenderOptions(width=320, height=240, full_page=True))
+    assert result.full_page is not None and len(result.screenshots) == 1
+    assert (result.full_page != result.screenshots[0]) is captured_again
+    assert image_size(result.full_page) == size
+
+
+def test_without_viewport_captures_the_full_page_is_captured(renderer: Renderer, tmp_path: Path) -> None:
+    result = renderer.render(page(tmp_path, "<p>short</p>"), "page.html", RenderOptions(width=320, height=240, screenshots=0))
+    assert result.screenshots == [] and result.full_page is not None and image_size(result.full_page) == (320, 240)
+
+
 def test_missing_local_file_is_listed(renderer: Renderer, tmp_path: Path) -> None:
     result = renderer.render(page(tmp_path, '<img src="not-generated.png" alt="x">'), "page.html", SMALL)
     assert result.missing == ["not-generated.png"]

@@ -1,0 +1,72 @@
+"""Screenshots of a rendered page, taken through the page's CDP session.
+
+A capture is the largest step of a page's render. Playwright's own
+``page.screenshot`` makes several round trips through its driver for each
+one (preparing every frame, waiting for fonts, restoring the frames) and has
+Chromium encode the PNG at its default, slow compression. Here a capture is
+one wait for the page's fonts and one ``Page.captureScreenshot`` with
+``optimizeForSpeed`` (faster PNG encoding; the pixels are the same), sent
+straight to the browser on the CDP session the renderer already holds.
+``benchmarks/render.py`` measures the difference.
+
+The pixels are Playwright's (``tests/unit/pages/test_capture.py`` compares
+them); the PNG files are about twice as large. What Playwright does and
+these captures do not: hide the text caret of a focused input.
+
+A capture Chromium refuses ("Unable to capture screenshot") is taken again
+with Playwright's screenshot, so a refusal costs time, never the capture.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+from typing import Any
+
+# Web fonts still loading would be captured as their fallback. Awaited in the page's own world: a page that
+# breaks document.fonts only delays its own capture until its time budget ends.
+_FONTS_READY = "document.fonts ? document.fonts.ready.then(() => true) : true"
+
+
+async def _send(cdp: Any, method: str, params: dict[str, Any], timeout_ms: float) -> dict[str, Any]:
+    """One CDP command with a time limit (a page whose main thread is busy does not answer)."""
+    from playwright.async_api import TimeoutError as PlaywrightTimeout
+
+    try:
+        reply: dict[str, Any] = await asyncio.wait_for(cdp.send(method, params), timeout_ms / 1000)
+    except TimeoutError:
+        raise PlaywrightTimeout(f"the page did not answer {method} within {timeout_ms:.0f} ms") from None
+    return reply
+
+
+async def _capture(page: Any, cdp: Any, params: dict[str, Any], full_page: bool, timeout_ms: float) -> bytes:
+    from playwright.async_api import Error as PlaywrightError
+
+    await _send(cdp, "Runtime.evaluate", {"expression": _FONTS_READY, "awaitPromise": True}, timeout_ms)
+    try:
+        reply = await _send(cdp, "Page.captureScreenshot", {"format": "png", "optimizeForSpeed": True, **params}, timeout_ms)
+        return base64.b64decode(reply["data"])
+    except PlaywrightError as exc:
+        if "Unable to capture screenshot" not in exc.message:
+            raise
+        return bytes(await page.screenshot(full_page=full_page, timeout=timeout_ms))
+
+
+async def viewport_capture(page: Any, cdp: Any, timeout_ms: float) -> bytes:
+    """What the viewport shows now, as PNG."""
+    return await _capture(page, cdp, {}, False, timeout_ms)
+
+
+async def full_page_capture(page: Any, cdp: Any, last_viewport: bytes | None, timeout_ms: float) -> bytes:
+    """The whole page as PNG; when it fits the viewport, ``last_viewport`` again, which is the same picture.
+
+    The content size comes from the browser's layout (``Page.getLayoutMetrics``), which the page's
+    scripts cannot fake (a page that redefines ``scrollHeight`` is still captured whole).
+    """
+    metrics = await _send(cdp, "Page.getLayoutMetrics", {}, timeout_ms)
+    content, viewport = metrics["cssContentSize"], metrics["cssLayoutViewport"]
+    fits = content["width"] <= viewport["clientWidth"] and content["height"] <= viewport["clientHeight"]
+    if fits and last_viewport is not None:
+        return last_viewport
+    clip = {"x": 0, "y": 0, "width": content["width"], "height": content["height"], "scale": 1}
+    return await _capture(page, cdp, {"clip": clip, "captureBeyondViewport": True}, True, timeout_ms)
