@@ -28,45 +28,56 @@ from typing import Any
 _FONTS_READY = "document.fonts ? document.fonts.ready.then(() => true) : true"
 
 
-async def _send(cdp: Any, method: str, params: dict[str, Any], timeout_ms: float) -> dict[str, Any]:
-    """One CDP command with a time limit (a page whose main thread is busy does not answer)."""
-    from playwright.async_api import TimeoutError as PlaywrightTimeout
+class _Deadline:
+    """One time limit for all the commands of a capture, as Playwright's timeout would be."""
 
-    try:
-        reply: dict[str, Any] = await asyncio.wait_for(cdp.send(method, params), timeout_ms / 1000)
-    except TimeoutError:
-        raise PlaywrightTimeout(f"the page did not answer {method} within {timeout_ms:.0f} ms") from None
-    return reply
+    def __init__(self, timeout_ms: float):
+        self.timeout_ms = timeout_ms
+        self.at = asyncio.get_running_loop().time() + timeout_ms / 1000
+
+    def left_ms(self) -> float:
+        return max(0.0, (self.at - asyncio.get_running_loop().time()) * 1000)
+
+    async def send(self, cdp: Any, method: str, params: dict[str, Any]) -> dict[str, Any]:
+        """One CDP command within what is left (a page whose main thread is busy does not answer)."""
+        from playwright.async_api import TimeoutError as PlaywrightTimeout
+
+        try:
+            reply: dict[str, Any] = await asyncio.wait_for(cdp.send(method, params), self.left_ms() / 1000)
+        except TimeoutError:
+            raise PlaywrightTimeout(f"the page did not answer {method} within {self.timeout_ms:.0f} ms") from None
+        return reply
 
 
-async def _capture(page: Any, cdp: Any, params: dict[str, Any], full_page: bool, timeout_ms: float) -> bytes:
+async def _capture(page: Any, cdp: Any, params: dict[str, Any], full_page: bool, deadline: _Deadline) -> bytes:
     from playwright.async_api import Error as PlaywrightError
 
-    await _send(cdp, "Runtime.evaluate", {"expression": _FONTS_READY, "awaitPromise": True}, timeout_ms)
+    await deadline.send(cdp, "Runtime.evaluate", {"expression": _FONTS_READY, "awaitPromise": True})
     try:
-        reply = await _send(cdp, "Page.captureScreenshot", {"format": "png", "optimizeForSpeed": True, **params}, timeout_ms)
+        reply = await deadline.send(cdp, "Page.captureScreenshot", {"format": "png", "optimizeForSpeed": True, **params})
         return base64.b64decode(reply["data"])
     except PlaywrightError as exc:
         if "Unable to capture screenshot" not in exc.message:
             raise
-        return bytes(await page.screenshot(full_page=full_page, timeout=timeout_ms))
+        return bytes(await page.screenshot(full_page=full_page, timeout=max(1.0, deadline.left_ms())))
 
 
 async def viewport_capture(page: Any, cdp: Any, timeout_ms: float) -> bytes:
-    """What the viewport shows now, as PNG."""
-    return await _capture(page, cdp, {}, False, timeout_ms)
+    """What the viewport shows now, as PNG, within ``timeout_ms``."""
+    return await _capture(page, cdp, {}, False, _Deadline(timeout_ms))
 
 
 async def full_page_capture(page: Any, cdp: Any, last_viewport: bytes | None, timeout_ms: float) -> bytes:
-    """The whole page as PNG; when it fits the viewport, ``last_viewport`` again, which is the same picture.
+    """The whole page as PNG, within ``timeout_ms``; when it fits the viewport, ``last_viewport`` again (the same picture).
 
     The content size comes from the browser's layout (``Page.getLayoutMetrics``), which the page's
     scripts cannot fake (a page that redefines ``scrollHeight`` is still captured whole).
     """
-    metrics = await _send(cdp, "Page.getLayoutMetrics", {}, timeout_ms)
+    deadline = _Deadline(timeout_ms)
+    metrics = await deadline.send(cdp, "Page.getLayoutMetrics", {})
     content, viewport = metrics["cssContentSize"], metrics["cssLayoutViewport"]
     fits = content["width"] <= viewport["clientWidth"] and content["height"] <= viewport["clientHeight"]
     if fits and last_viewport is not None:
         return last_viewport
     clip = {"x": 0, "y": 0, "width": content["width"], "height": content["height"], "scale": 1}
-    return await _capture(page, cdp, {"clip": clip, "captureBeyondViewport": True}, True, timeout_ms)
+    return await _capture(page, cdp, {"clip": clip, "captureBeyondViewport": True}, True, deadline)

@@ -388,11 +388,12 @@ class Renderer:
             while not task.done() and (left := progress.deadline - loop.time()) > 0:
                 await asyncio.wait({task}, timeout=left)
             if task.done():
-                if tag in self._killed_tags and isinstance(task.exception(), RenderError):
+                error = task.exception()
+                if isinstance(error, RenderError) and tag in self._killed_tags:
                     raise RenderError(
-                        f"the browser stopped answering while this page was {progress.step} "
-                        "(another page on it passed its time limit first); it was killed and is started again"
-                    ) from task.exception()
+                        f"{error} (the browser stopped answering: another page on it passed its time limit first, "
+                        "so the browser was killed; it is started again for the next page)"
+                    ) from error
                 return task.result()
             step = progress.step
             self._kill_browser(tag)

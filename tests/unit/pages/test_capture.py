@@ -96,3 +96,22 @@ def test_a_page_whose_fonts_never_get_ready_fails_its_capture_in_time() -> None:
 
     with pytest.raises(PlaywrightTimeout, match="did not answer Runtime.evaluate within 300 ms"):
         with_page(stuck, capture)
+
+
+class Slow:
+    """The page's CDP session, every command answered 200 ms late."""
+
+    def __init__(self, cdp: Any):
+        self.cdp = cdp
+
+    async def send(self, method: str, params: Any = None) -> Any:
+        await asyncio.sleep(0.2)
+        return await self.cdp.send(method, params)
+
+
+def test_one_time_limit_covers_all_the_commands_of_a_capture() -> None:
+    async def capture(page: Any, cdp: Any) -> bytes:
+        return await viewport_capture(page, Slow(cdp), 300)  # the fonts wait fits in 300 ms, the capture no longer
+
+    with pytest.raises(PlaywrightTimeout, match="did not answer Page.captureScreenshot within 300 ms"):
+        with_page(PAGE.replace("HEIGHT", "50"), capture)
