@@ -99,7 +99,10 @@ def visioneval_renderer(visioneval_settings: Settings) -> Iterator[Renderer]:
     """
     from ..pages.render import Renderer
 
-    renderer = Renderer(visioneval_settings.chromium)
+    pages = visioneval_settings.render_pages
+    renderer = (
+        Renderer(visioneval_settings.chromium) if pages is None else Renderer(visioneval_settings.chromium, pages_in_flight=pages)
+    )
     yield renderer
     renderer.close()
 

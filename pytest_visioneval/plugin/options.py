@@ -46,6 +46,7 @@ class Settings:
     judge_settings: JudgeSettings = field(default_factory=JudgeSettings)
     judge_repeats: int = 1
     chromium: str | None = None
+    render_pages: int | None = None  # --render-pages: pages working at once per worker's browser (None: the renderer's 4)
     snapshot_kinds: frozenset[str] = frozenset()
     mutants: bool = False  # --eval-mutants: the mutation self-test instead of a normal run
     summary: str = "compact"  # --eval-summary: compact (full under -v), full or none
@@ -261,7 +262,18 @@ def add_options(parser: pytest.Parser) -> None:
         "-v shows full), full (every gate, metric, protocol group and tag) or none",
         metavar="compact|full|none",
     )
-    both("--chromium", "visioneval_chromium", "Chromium binary for rendering HTML (default: chromium on PATH)", metavar="PATH")
+    both(
+        "--chromium",
+        "visioneval_chromium",
+        "Chromium binary for rendering HTML (default: chromium-headless-shell, else chromium, on PATH)",
+        metavar="PATH",
+    )
+    both(
+        "--render-pages",
+        "visioneval_render_pages",
+        "pages each worker's browser renders at once, each in its own context (default 4; more take more CPU and memory)",
+        metavar="N",
+    )
     parser.addini("visioneval_files", "glob patterns of case files", type="args", default=list(DEFAULT_CASE_GLOBS))
 
 
@@ -394,6 +406,9 @@ def _build(config: pytest.Config) -> Settings:
         if not judge.startswith("openai:") or judge == "openai:":
             raise ConfigError(f"--judge={judge!r}: judges are named openai:MODEL (any OpenAI-compatible endpoint)")
     chromium = option_value(config, "visioneval_chromium")
+    render_pages = _optional_int(config, "visioneval_render_pages")
+    if render_pages is not None and render_pages < 1:
+        raise ConfigError(f"--render-pages must be at least 1, got {render_pages}")
     mutants = bool(config.getoption("visioneval_mutants", False))
     if mutants and len(models) > 1:
         raise ConfigError("--eval-mutants tests the gates on one known-good output: give one --model")
@@ -416,6 +431,7 @@ def _build(config: pytest.Config) -> Settings:
         raise ConfigError(f"visioneval_snapshot must be one of {', '.join(SNAPSHOT_CHOICES)}, got {snapshot!r}")
     return Settings(
         chromium=str(chromium) if chromium else None,
+        render_pages=render_pages,
         judges=judges,
         judge_settings=judge_settings,
         judge_repeats=max(1, _number(config, "visioneval_judge_repeats", 1, int)),

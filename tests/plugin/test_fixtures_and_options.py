@@ -70,3 +70,21 @@ def test_case_file_pattern_is_configurable(pytester: pytest.Pytester, demo_suite
     pytester.makeini("[pytest]\nfilterwarnings = ignore::pytest.PytestAssertRewriteWarning\nvisioneval_files = *.vision.yml\n")
     result = pytester.runpytest("cases", "--collect-only", "-q")
     result.stdout.fnmatch_lines(["cases/demo.vision.yml::demo/first"])
+
+
+def test_render_pages_sets_the_pages_each_worker_renders_at_once(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(
+        test_pages="""
+        def test_pages(visioneval_renderer, request):
+            expected = request.config.getoption("expected")
+            assert visioneval_renderer.pages_in_flight == expected, visioneval_renderer.pages_in_flight
+        """
+    )
+    pytester.makeconftest("def pytest_addoption(parser):\n    parser.addoption('--expected', type=int)\n")
+    pytester.runpytest("test_pages.py", "--render-pages=2", "--expected=2").assert_outcomes(passed=1)
+    pytester.runpytest("test_pages.py", "--expected=4").assert_outcomes(passed=1)  # the default
+    pytester.makeini("[pytest]\nvisioneval_render_pages = 1\n")
+    pytester.runpytest("test_pages.py", "--expected=1").assert_outcomes(passed=1)
+    refused = pytester.runpytest("test_pages.py", "--render-pages=0")
+    refused.stderr.fnmatch_lines(["ERROR: pytest-visioneval: --render-pages must be at least 1, got 0"])
+    assert refused.ret == pytest.ExitCode.USAGE_ERROR
