@@ -27,7 +27,7 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from .process_tree import PROC, command_line, descendants
+from .process_tree import PROC, command_line, descendants, read_proc
 
 _PAGE_SIZE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
 _MB = 1024 * 1024
@@ -134,8 +134,8 @@ def renderers_below(root: int) -> list[tuple[int, int]]:
         if b"--type=renderer" not in (command_line(pid) or b""):
             continue
         try:
-            resident_pages = int((PROC / str(pid) / "statm").read_text().split()[1])
-        except (OSError, ValueError, IndexError):
-            continue
+            resident_pages = int((read_proc(pid, "statm", 256) or b"").split()[1])
+        except (ValueError, IndexError):
+            continue  # gone meanwhile
         found.append((pid, resident_pages * _PAGE_SIZE))
     return found

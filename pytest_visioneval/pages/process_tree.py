@@ -16,21 +16,38 @@ from pathlib import Path
 PROC = Path("/proc")
 
 
+def read_proc(pid: int, name: str, size: int = 65536) -> bytes | None:
+    """``/proc/PID/NAME``, or None when the process is gone.
+
+    Plain ``os`` calls: the memory watch reads every process's ``stat`` ten times a second, and
+    ``pathlib``'s file objects cost three times as much CPU as the reads themselves.
+    """
+    try:
+        fd = os.open(f"/proc/{pid}/{name}", os.O_RDONLY)
+    except OSError:
+        return None
+    try:
+        return os.read(fd, size)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+
+
 def _children_by_parent() -> dict[int, list[int]]:
     children: dict[int, list[int]] = {}
     if not PROC.is_dir():
         return children
-    for entry in PROC.iterdir():
-        if not entry.name.isdigit():
+    for name in os.listdir(PROC):
+        if not name.isdigit():
             continue
-        try:
-            stat = (entry / "stat").read_text()
-        except OSError:
+        stat = read_proc(int(name), "stat", 1024)
+        if stat is None:
             continue  # gone meanwhile
         # The command name is in parentheses and may hold spaces: the fields start after the last ")".
-        fields = stat.rpartition(")")[2].split()
+        fields = stat.rpartition(b")")[2].split()
         if len(fields) > 1 and fields[1].isdigit():
-            children.setdefault(int(fields[1]), []).append(int(entry.name))
+            children.setdefault(int(fields[1]), []).append(int(name))
     return children
 
 
@@ -46,10 +63,7 @@ def descendants(root: int) -> Iterator[int]:
 
 def command_line(pid: int) -> bytes | None:
     """The NUL-separated command line, or None when the process is gone."""
-    try:
-        return (PROC / str(pid) / "cmdline").read_bytes()
-    except OSError:
-        return None
+    return read_proc(pid, "cmdline")
 
 
 def kill_tagged(root: int, tag: str) -> int:
