@@ -115,3 +115,23 @@ def test_one_time_limit_covers_all_the_commands_of_a_capture() -> None:
 
     with pytest.raises(PlaywrightTimeout, match="did not answer Page.captureScreenshot within 300 ms"):
         with_page(PAGE.replace("HEIGHT", "50"), capture)
+
+
+class GoneDocument:
+    """The page's CDP session, except that the fonts wait finds its document gone (a reload meanwhile)."""
+
+    def __init__(self, cdp: Any):
+        self.cdp = cdp
+
+    async def send(self, method: str, params: Any = None) -> Any:
+        if method == "Runtime.evaluate":
+            raise PlaywrightError("Protocol error (Runtime.evaluate): Execution context was destroyed.")
+        return await self.cdp.send(method, params)
+
+
+def test_a_fonts_wait_whose_document_went_away_still_captures() -> None:
+    async def capture(page: Any, cdp: Any) -> tuple[bytes, bytes]:
+        return await viewport_capture(page, GoneDocument(cdp), 5000), await page.screenshot()
+
+    ours, theirs = with_page(PAGE.replace("HEIGHT", "50"), capture)
+    assert np.array_equal(pixels(ours), pixels(theirs))
