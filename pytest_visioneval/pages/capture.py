@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import asyncio
 import base64
-import contextlib
 from typing import Any
 
 # Web fonts still loading would be captured as their fallback. Awaited in the page's own world: a page that
@@ -52,9 +51,14 @@ class _Deadline:
 
 async def _capture(page: Any, cdp: Any, params: dict[str, Any], full_page: bool, deadline: _Deadline) -> bytes:
     from playwright.async_api import Error as PlaywrightError
+    from playwright.async_api import TimeoutError as PlaywrightTimeout
 
-    with contextlib.suppress(PlaywrightError):  # the document went away meanwhile (a reload): capture what shows
+    try:
         await deadline.send(cdp, "Runtime.evaluate", {"expression": _FONTS_READY, "awaitPromise": True})
+    except PlaywrightTimeout:
+        raise
+    except PlaywrightError:
+        pass  # the document went away meanwhile (a reload): capture what shows
     try:
         reply = await deadline.send(cdp, "Page.captureScreenshot", {"format": "png", "optimizeForSpeed": True, **params})
         return base64.b64decode(reply["data"])
