@@ -408,7 +408,7 @@ def _build(config: pytest.Config) -> Settings:
     chromium = option_value(config, "visioneval_chromium")
     render_pages = _optional_int(config, "visioneval_render_pages")
     if render_pages is not None and render_pages < 1:
-        raise ConfigError(f"--render-pages must be at least 1, got {render_pages}")
+        raise ConfigError(f"visioneval_render_pages (--render-pages) must be at least 1, got {render_pages}")
     mutants = bool(config.getoption("visioneval_mutants", False))
     if mutants and len(models) > 1:
         raise ConfigError("--eval-mutants tests the gates on one known-good output: give one --model")

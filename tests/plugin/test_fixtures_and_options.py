@@ -86,5 +86,5 @@ def test_render_pages_sets_the_pages_each_worker_renders_at_once(pytester: pytes
     pytester.makeini("[pytest]\nvisioneval_render_pages = 1\n")
     pytester.runpytest("test_pages.py", "--expected=1").assert_outcomes(passed=1)
     refused = pytester.runpytest("test_pages.py", "--render-pages=0")
-    refused.stderr.fnmatch_lines(["ERROR: pytest-visioneval: --render-pages must be at least 1, got 0"])
+    refused.stderr.fnmatch_lines(["ERROR: pytest-visioneval: visioneval_render_pages (--render-pages) must be at least 1, got 0"])
     assert refused.ret == pytest.ExitCode.USAGE_ERROR
