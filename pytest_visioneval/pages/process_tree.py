@@ -73,7 +73,8 @@ def kill_tagged(root: int, tag: str) -> int:
     renderers would otherwise outlive it.
     """
     needle = tag.encode()
-    found = [pid for pid in descendants(root) if needle in (command_line(pid) or b"").split(b"\0")]
+    # Split at spaces too: Chromium rewrites its child processes' titles into one space-separated string.
+    found = [pid for pid in descendants(root) if needle in (command_line(pid) or b"").replace(b"\0", b" ").split()]
     doomed: set[int] = set()
     for pid in found:
         if pid not in doomed:
