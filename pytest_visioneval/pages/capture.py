@@ -19,58 +19,40 @@ with Playwright's screenshot, so a refusal costs time, never the capture.
 
 from __future__ import annotations
 
-import asyncio
 import base64
 from typing import Any
+
+from .deadline import Deadline
 
 # Web fonts still loading would be captured as their fallback. Awaited in the page's own world: a page that
 # breaks document.fonts only delays its own capture until its time budget ends.
 _FONTS_READY = "document.fonts ? document.fonts.ready.then(() => true) : true"
 
 
-class _Deadline:
-    """One time limit for all the commands of a capture, as Playwright's timeout would be."""
-
-    def __init__(self, timeout_ms: float):
-        self.timeout_ms = timeout_ms
-        self.at = asyncio.get_running_loop().time() + timeout_ms / 1000
-
-    def left_ms(self) -> float:
-        return max(0.0, (self.at - asyncio.get_running_loop().time()) * 1000)
-
-    async def send(self, cdp: Any, method: str, params: dict[str, Any]) -> dict[str, Any]:
-        """One CDP command within what is left (a page whose main thread is busy does not answer)."""
-        from playwright.async_api import TimeoutError as PlaywrightTimeout
-
-        try:
-            reply: dict[str, Any] = await asyncio.wait_for(cdp.send(method, params), self.left_ms() / 1000)
-        except TimeoutError:
-            raise PlaywrightTimeout(f"the page did not answer {method} within {self.timeout_ms:.0f} ms") from None
-        return reply
-
-
-async def _capture(page: Any, cdp: Any, params: dict[str, Any], full_page: bool, deadline: _Deadline) -> bytes:
+async def _capture(page: Any, cdp: Any, params: dict[str, Any], full_page: bool, deadline: Deadline) -> bytes:
     from playwright.async_api import Error as PlaywrightError
     from playwright.async_api import TimeoutError as PlaywrightTimeout
 
     try:
-        await deadline.send(cdp, "Runtime.evaluate", {"expression": _FONTS_READY, "awaitPromise": True})
+        fonts = {"expression": _FONTS_READY, "awaitPromise": True}
+        await deadline.within(cdp.send("Runtime.evaluate", fonts), "Runtime.evaluate")
     except PlaywrightTimeout:
         raise
     except PlaywrightError:
         pass  # the document went away meanwhile (a reload): capture what shows
     try:
-        reply = await deadline.send(cdp, "Page.captureScreenshot", {"format": "png", "optimizeForSpeed": True, **params})
+        command = {"format": "png", "optimizeForSpeed": True, **params}
+        reply = await deadline.within(cdp.send("Page.captureScreenshot", command), "Page.captureScreenshot")
         return base64.b64decode(reply["data"])
     except PlaywrightError as exc:
         if "Unable to capture screenshot" not in exc.message:
             raise
-        return bytes(await page.screenshot(full_page=full_page, timeout=max(1.0, deadline.left_ms())))
+        return bytes(await page.screenshot(full_page=full_page, timeout=max(1.0, deadline.remaining_ms())))
 
 
 async def viewport_capture(page: Any, cdp: Any, timeout_ms: float) -> bytes:
     """What the viewport shows now, as PNG, within ``timeout_ms``."""
-    return await _capture(page, cdp, {}, False, _Deadline(timeout_ms))
+    return await _capture(page, cdp, {}, False, Deadline(timeout_ms))
 
 
 async def full_page_capture(page: Any, cdp: Any, last_viewport: bytes | None, timeout_ms: float) -> bytes:
@@ -79,8 +61,8 @@ async def full_page_capture(page: Any, cdp: Any, last_viewport: bytes | None, ti
     The content size comes from the browser's layout (``Page.getLayoutMetrics``), which the page's
     scripts cannot fake (a page that redefines ``scrollHeight`` is still captured whole).
     """
-    deadline = _Deadline(timeout_ms)
-    metrics = await deadline.send(cdp, "Page.getLayoutMetrics", {})
+    deadline = Deadline(timeout_ms)
+    metrics = await deadline.within(cdp.send("Page.getLayoutMetrics"), "Page.getLayoutMetrics")
     content, viewport = metrics["cssContentSize"], metrics["cssLayoutViewport"]
     fits = content["width"] <= viewport["clientWidth"] and content["height"] <= viewport["clientHeight"]
     if fits and last_viewport is not None:

@@ -51,9 +51,9 @@ def _children_by_parent() -> dict[int, list[int]]:
     return children
 
 
-def descendants(root: int) -> Iterator[int]:
-    """Every process below ``root``, parents before their children."""
-    children = _children_by_parent()
+def descendants(root: int, children: dict[int, list[int]] | None = None) -> Iterator[int]:
+    """Every process below ``root``, parents before their children (``children``: a tree already read)."""
+    children = _children_by_parent() if children is None else children
     stack = list(children.get(root, ()))
     while stack:
         pid = stack.pop()
@@ -73,13 +73,14 @@ def kill_tagged(root: int, tag: str) -> int:
     renderers would otherwise outlive it.
     """
     needle = tag.encode()
+    tree = _children_by_parent()  # read once: the walks below are over the same processes
     # Split at spaces too: Chromium rewrites its child processes' titles into one space-separated string.
-    found = [pid for pid in descendants(root) if needle in (command_line(pid) or b"").replace(b"\0", b" ").split()]
+    found = [pid for pid in descendants(root, tree) if needle in (command_line(pid) or b"").replace(b"\0", b" ").split()]
     doomed: set[int] = set()
     for pid in found:
         if pid not in doomed:
             doomed.add(pid)
-            doomed.update(descendants(pid))
+            doomed.update(descendants(pid, tree))
     for pid in doomed:
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.kill(pid, signal.SIGKILL)

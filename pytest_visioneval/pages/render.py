@@ -55,6 +55,7 @@ from ..cases.paths import PathEscapeError, resolve_inside
 from ..errors import VisionEvalError
 from ..graders.rendered import capture_names
 from .capture import full_page_capture, viewport_capture
+from .deadline import Deadline
 from .memory_watch import Kill, MemoryWatch
 from .process_tree import kill_tagged
 from .work_slots import WorkSlots
@@ -230,10 +231,11 @@ class Renderer:
         executable: str | None = None,
         cdn_dir: Path | str | None = None,
         memory_limit_mb: int | None = PAGE_MEMORY_MB,
-        pages_in_flight: int = PAGES_IN_FLIGHT,
+        pages_in_flight: int | None = None,
         pages_open: int | None = None,
         stuck_after_s: float = STUCK_AFTER_S,
     ):
+        pages_in_flight = PAGES_IN_FLIGHT if pages_in_flight is None else pages_in_flight
         pages_open = max(PAGES_OPEN, pages_in_flight) if pages_open is None else pages_open
         if not 1 <= pages_in_flight <= pages_open:
             raise ValueError(
@@ -444,13 +446,7 @@ class Renderer:
             _watch(page, context, result)
             progress.step = "loading the page"
             budget = options.budget_ms
-            deadline = time.monotonic() + budget / 1000
-
-            def left() -> float:
-                remaining = (deadline - time.monotonic()) * 1000
-                if remaining <= 0:
-                    raise PlaywrightTimeout(f"over the budget of {budget} ms")
-                return remaining
+            left = Deadline(budget).left_ms
 
             # Entered for the page's life: loading, captures, measuring.
             with self._watch.page(self.memory_limit_mb) as watch:
@@ -592,17 +588,13 @@ async def freeze_page(cdp: Any, timeout_ms: float) -> int:
     a round trip to the page's main thread, so a script already looping fails it with a timeout,
     which the caller turns into a stopped page and a :class:`RenderError`. Returns the world.
     """
-    from playwright.async_api import TimeoutError as PlaywrightTimeout
 
     async def make_world() -> int:
         frame = (await cdp.send("Page.getFrameTree"))["frameTree"]["frame"]["id"]
         made = await cdp.send("Page.createIsolatedWorld", {"frameId": frame, "worldName": _WORLD})
         return int(made["executionContextId"])
 
-    try:
-        world = await asyncio.wait_for(make_world(), timeout_ms / 1000)
-    except TimeoutError:
-        raise PlaywrightTimeout(f"the page did not answer within {timeout_ms:.0f} ms") from None
+    world = await Deadline(timeout_ms).within(make_world())
     await cdp.send("Emulation.setScriptExecutionDisabled", {"value": True})
     return world
 

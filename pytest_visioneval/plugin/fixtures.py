@@ -99,10 +99,7 @@ def visioneval_renderer(visioneval_settings: Settings) -> Iterator[Renderer]:
     """
     from ..pages.render import Renderer
 
-    pages = visioneval_settings.render_pages
-    renderer = (
-        Renderer(visioneval_settings.chromium) if pages is None else Renderer(visioneval_settings.chromium, pages_in_flight=pages)
-    )
+    renderer = Renderer(visioneval_settings.chromium, pages_in_flight=visioneval_settings.render_pages)
     yield renderer
     renderer.close()
 

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import http.server
 import threading
+import time
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
@@ -30,3 +32,21 @@ def listener() -> Iterator[tuple[int, list[str]]]:
     yield server.server_address[1], hits
     server.shutdown()
     server.server_close()
+
+
+def alive(pid: int) -> bool:
+    """Whether the process runs (a zombie is dead, only not yet reaped)."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()[0] != "Z"
+    except FileNotFoundError:
+        return False
+
+
+def gone(pids: list[int], within_s: float = 5) -> bool:
+    """Every one of ``pids`` dead within ``within_s`` seconds."""
+    deadline = time.monotonic() + within_s
+    while any(alive(pid) for pid in pids):
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.05)
+    return True

@@ -5,11 +5,11 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-import time
 
 import pytest
 
 from pytest_visioneval.pages.process_tree import command_line, descendants, kill_tagged
+from tests.unit.pages.conftest import alive, gone
 
 pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="reads /proc")
 
@@ -27,14 +27,6 @@ def start(*tags: str) -> tuple[subprocess.Popen[str], int]:
     return child, int(child.stdout.readline())
 
 
-def alive(pid: int) -> bool:
-    try:
-        with open(f"/proc/{pid}/stat") as stat:
-            return stat.read().rpartition(")")[2].split()[0] != "Z"  # a zombie is dead, only not yet reaped
-    except FileNotFoundError:
-        return False
-
-
 def test_the_tagged_process_and_everything_below_it_are_killed_and_nothing_else() -> None:
     tagged, tagged_kid = start("--visioneval-browser=one")
     other, other_kid = start("--visioneval-browser=two")
@@ -43,10 +35,7 @@ def test_the_tagged_process_and_everything_below_it_are_killed_and_nothing_else(
         assert b"--visioneval-browser=one" in (command_line(tagged.pid) or b"")
         assert kill_tagged(os.getpid(), "--visioneval-browser=one") == 2
         assert tagged.wait(timeout=5) == -9
-        deadline = time.monotonic() + 5
-        while alive(tagged_kid) and time.monotonic() < deadline:
-            time.sleep(0.02)
-        assert not alive(tagged_kid)  # the renderer went with its browser
+        assert gone([tagged_kid])  # the renderer went with its browser
         assert other.poll() is None and alive(other_kid)
     finally:
         for child in (tagged, other):

@@ -32,6 +32,7 @@ from pytest_visioneval.pages.render import (
     freeze_page,
     measure_page,
 )
+from tests.unit.pages.conftest import gone
 
 SMALL = RenderOptions(width=320, height=240, full_page=False, timeout_ms=5000)
 
@@ -579,23 +580,6 @@ def stop_browser_soon(renderer: Renderer, after_s: float) -> list[int]:
 
     threading.Thread(target=stop, daemon=True).start()
     return stopped
-
-
-def gone(pids: list[int]) -> bool:
-    """Every process dead within a few seconds (a zombie not yet reaped counts as dead)."""
-
-    def dead(pid: int) -> bool:
-        try:
-            return Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()[0] == "Z"
-        except FileNotFoundError:
-            return True
-
-    deadline = time.monotonic() + 5
-    while not all(dead(pid) for pid in pids):
-        if time.monotonic() > deadline:
-            return False
-        time.sleep(0.05)
-    return True
 
 
 @pytest.mark.skipif(sys.platform != "linux", reason="finds the browser in /proc")
