@@ -109,6 +109,7 @@ _MAX_SRC = 300  # characters of an <img> src / URL recorded (data: URIs can be m
 _IMAGE_WAIT_MS = 3000  # at most this long for <img> still loading when measuring
 _WORLD = "visioneval-measure"
 _MAX_CDN_RECORDS = 500  # served / missing CDN requests recorded per page (the counts are exact)
+_MAX_NAVIGATIONS_RECORDED = 20  # URLs of stopped navigations kept per page (the count is exact)
 
 
 class RenderError(VisionEvalError):
@@ -159,6 +160,9 @@ class RenderResult:
     cdn_counts: dict[str, int] = field(default_factory=lambda: {"served": 0, "stand_in": 0, "missing": 0})
     popups: int = 0
     downloads: int = 0
+    # Navigations of the page's own tab after its first (reloads, redirects by script or meta refresh): stopped.
+    navigations_stopped: int = 0
+    navigations_stopped_to: list[str] = field(default_factory=list)  # their URLs, the first _MAX_NAVIGATIONS_RECORDED
     dialogs: int = 0
     seconds: float = 0.0
     entry: str = ""
@@ -187,6 +191,8 @@ class RenderResult:
             "popups_closed": self.popups,
             "downloads_refused": self.downloads,
             "dialogs_dismissed": self.dialogs,
+            "navigations_stopped": self.navigations_stopped,
+            "navigations_stopped_to": self.navigations_stopped_to,
             "seconds": round(self.seconds, 3),
             "entry": self.entry,
             "captures": capture_names(len(self.screenshots), self.full_page is not None),
@@ -433,13 +439,17 @@ class Renderer:
         crashed: list[bool] = []
         try:
             site = folder.resolve()
+            navigation = _FirstNavigationOnly(result)
 
             async def serve(route: Any) -> None:
+                if navigation.stops(route.request):
+                    await route.abort("aborted")  # cancels the navigation: the page stays as it is, no error page
+                    return
                 await _serve(route, site, result, mirror)
 
             await context.route("**/*", serve)
             await _refuse_webrtc(context, result)
-            page = await context.new_page()
+            page = navigation.page = await context.new_page()
             page.on("crash", lambda _page: crashed.append(True))
             # Attached before the page runs anything: the only way to stop a busy script later.
             cdp = await context.new_cdp_session(page)
@@ -679,6 +689,40 @@ def _page_file(url: str) -> str | None:
     if not url.startswith(PAGE_ORIGIN + "/"):
         return None
     return unquote(urlsplit(url).path).lstrip("/") or None
+
+
+class _FirstNavigationOnly:
+    """Lets the page's tab navigate once, to its entry file, and stops every later navigation of that tab.
+
+    A page that reloads itself, sets ``location`` or has a meta refresh would otherwise be captured,
+    read or measured in the middle of a navigation, or on another page: the verdict would depend on
+    timing. Stopped, the page stays on the document it loaded (ERR_ABORTED commits no error page);
+    each stop is counted in the report. Frames inside the page and popups (closed anyway) navigate freely.
+    """
+
+    def __init__(self, result: RenderResult) -> None:
+        self.page: Any = None  # set as soon as the page exists; no request of its can come before
+        self._result = result
+        self._first_seen = False
+
+    def stops(self, request: Any) -> bool:
+        from playwright.async_api import Error as PlaywrightError
+
+        if self.page is None or not request.is_navigation_request():
+            return False
+        try:
+            frame = request.frame
+        except PlaywrightError:  # a request of no frame (a service worker's): not a navigation of the tab
+            return False
+        if frame is not self.page.main_frame:
+            return False
+        if not self._first_seen:
+            self._first_seen = True
+            return False
+        self._result.navigations_stopped += 1
+        if len(self._result.navigations_stopped_to) < _MAX_NAVIGATIONS_RECORDED:
+            self._result.navigations_stopped_to.append(request.url[:_MAX_SRC])
+        return True
 
 
 async def _serve(route: Any, folder: Path, result: RenderResult, mirror: CdnMirror | None = None) -> None:

@@ -165,6 +165,49 @@ def test_popups_downloads_and_dialogs_are_refused(renderer: Renderer, tmp_path: 
     assert (result.popups, result.downloads, result.dialogs) == (1, 1, 1)
 
 
+_STAYS = "<h1>the page as loaded</h1>"
+
+
+@pytest.mark.parametrize(
+    "script",
+    [
+        "<script>addEventListener('load', () => setTimeout(() => location.reload(), 30))</script>",
+        "<script>addEventListener('load', () => setTimeout(() => { location.href = 'page.html?again' }, 30))</script>",
+        "<script>addEventListener('load', () => setTimeout(() => { location.href = 'other.html' }, 30))</script>",
+        "<script>setInterval(() => location.reload(), 5)</script>",  # from before the load event on
+        "<meta http-equiv=refresh content='0.05; url=other.html'>",
+    ],
+    ids=["reload", "same-page", "other-page", "reload-loop", "meta-refresh"],
+)
+def test_a_page_that_navigates_itself_stays_as_loaded(renderer: Renderer, tmp_path: Path, script: str) -> None:
+    # Before navigations were stopped, these failed at random points (a capture, reading the DOM, measuring),
+    # or were captured on another page: the verdict depended on timing.
+    site = page(tmp_path, f"<body>{_STAYS}{script}</body>")
+    (site / "other.html").write_text("<h1>another page</h1>")
+    options = RenderOptions(width=320, height=240, screenshots=2, interval_ms=300, full_page=True, timeout_ms=5000)
+    result = renderer.render(site, "page.html", options)
+    assert len(result.screenshots) == 2 and result.full_page is not None
+    assert result.measure_error is None and result.visible_text == "the page as loaded"
+    assert "the page as loaded" in result.dom and "another page" not in result.dom
+    assert result.navigations_stopped >= 1
+    assert result.report()["navigations_stopped"] == result.navigations_stopped
+    assert result.navigations_stopped_to[0].startswith("http://page.visioneval.invalid/")
+
+
+def test_frames_inside_the_page_still_navigate(renderer: Renderer, tmp_path: Path) -> None:
+    # The frame's second document is missing from the folder: its request reaching the folder proves it was let through.
+    site = page(
+        tmp_path,
+        """<body><iframe id=f src="first.html"></iframe>
+        <script>addEventListener('load', () => { f.src = 'second.html'; })</script></body>""",
+    )
+    (site / "first.html").write_text("<p>first</p>")
+    options = RenderOptions(width=320, height=240, screenshots=2, interval_ms=300, full_page=False, timeout_ms=5000)
+    result = renderer.render(site, "page.html", options)
+    assert result.navigations_stopped == 0
+    assert result.missing == ["second.html"]
+
+
 def test_local_images_next_to_the_page_are_shown(renderer: Renderer, tmp_path: Path) -> None:
     site = page(tmp_path, '<body style="margin:0"><img src="showcase-1.png" alt="green" style="width:100px;height:100px"></body>')
     Image.new("RGB", (10, 10), (0, 180, 0)).save(site / "showcase-1.png")
