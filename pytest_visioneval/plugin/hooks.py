@@ -10,7 +10,7 @@ import pytest
 from ..calls.layer import CallLayer
 from ..calls.slot_server import SlotServer
 from . import fixtures as _fixtures
-from . import gc_freeze, sdk_preload
+from . import gc_freeze, logger_registry, sdk_preload
 from .call_options import (
     SLOTS_WORKERINPUT_KEY,
     add_call_options,
@@ -50,6 +50,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 
 def pytest_configure(config: pytest.Config) -> None:
+    logger_registry.make_walks_safe()  # before any of our threads (the SDK import, the cases' pool) makes a logger
     gc_freeze.configured()
     settings = build_settings(config)
     config.stash[settings_key] = settings
