@@ -160,10 +160,10 @@ class RenderResult:
     cdn_counts: dict[str, int] = field(default_factory=lambda: {"served": 0, "stand_in": 0, "missing": 0})
     popups: int = 0
     downloads: int = 0
+    dialogs: int = 0
     # Navigations of the page's own tab after its first (reloads, redirects by script or meta refresh): stopped.
     navigations_stopped: int = 0
     navigations_stopped_to: list[str] = field(default_factory=list)  # their URLs, the first _MAX_NAVIGATIONS_RECORDED
-    dialogs: int = 0
     seconds: float = 0.0
     entry: str = ""
     # Measured after the captures (see measure_page); None with measure_error set when that failed.

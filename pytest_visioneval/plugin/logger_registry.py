@@ -10,8 +10,8 @@ during pytest's loop, the loop raises "RuntimeError: dictionary changed size
 during iteration": the case then errors at setup (seen in CI), or the worker
 dies with an INTERNALERROR when the loop was the run loop's.
 
-The registry is swapped, once, for a dict whose iterators walk a copy. The
-copy is made in one C call, which no other Python thread can interleave.
+The registry is swapped, once, for a dict whose iterators walk a copy,
+taken under the lock ``getLogger`` holds while it adds a logger.
 The proper fix is a ``list(...)`` in pytest's loop; until pytest has one,
 this closes the race for every plugin and test of the run, not just ours.
 """
