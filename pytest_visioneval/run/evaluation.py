@@ -118,7 +118,7 @@ def _one_repeat(case: CaseSpec, env: Environment, index: int, outcome: dict[str,
 def evaluation_from(case: CaseSpec, outcome: Mapping[str, Any]) -> CaseEvaluation:
     """Rebuild the :class:`CaseEvaluation` of a successful outcome (artifacts are read back from disk)."""
     data = outcome["evaluation"]
-    artifacts = tuple(Artifact(a["name"], Path(a["path"]).read_bytes(), a["mime"], Path(a["path"])) for a in data["artifacts"])
+    artifacts = tuple(Artifact.on_disk(a["name"], Path(a["path"]), a["mime"]) for a in data["artifacts"])
     gates = tuple(GateOutcome(Gate(g["name"], g["passed"], g["reason"]), g["gating"]) for g in data["gates"])
     metrics = tuple(Metric(m["name"], m["value"], m["reason"], m["higher_is_better"]) for m in data["metrics"])
     skipped = tuple((s["name"], s["reason"]) for s in data["skipped"])

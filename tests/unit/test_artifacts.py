@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 from datetime import datetime
@@ -67,6 +68,27 @@ def test_explicit_mime_wins() -> None:
 
 def test_sha256() -> None:
     assert Artifact("a.txt", b"abc").sha256 == hashlib.sha256(b"abc").hexdigest()
+
+
+def test_an_artifact_on_disk_reads_its_bytes_when_first_used(tmp_path: Path) -> None:
+    path = tmp_path / "image-0.png"
+    artifact = Artifact.on_disk("image-0.png", path)  # not there yet: nothing is read now
+    assert (artifact.name, artifact.mime, artifact.kind, artifact.path) == ("image-0.png", "image/png", "image", path)
+    path.write_bytes(b"first")
+    assert artifact.data == b"first"
+    path.write_bytes(b"second")
+    assert artifact.data == b"first"  # read once, then kept
+    assert artifact == Artifact("image-0.png", b"first", "image/png", path)
+    assert artifact.sha256 == hashlib.sha256(b"first").hexdigest()
+    assert dataclasses.replace(artifact, name="b.png").data == b"first"
+
+
+def test_an_artifact_on_disk_that_is_gone_says_so_when_used(tmp_path: Path) -> None:
+    artifact = Artifact.on_disk("reply.md", tmp_path / "reply.md", "text/markdown")
+    with pytest.raises(FileNotFoundError, match="reply.md"):
+        _ = artifact.data
+    with pytest.raises(AttributeError):
+        _ = artifact.other  # type: ignore[attr-defined]  # only data is read late
 
 
 def test_store_writes_files_and_provenance(tmp_path: Path) -> None:
