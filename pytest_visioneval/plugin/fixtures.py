@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -111,6 +112,7 @@ def visioneval_pipeline(request: pytest.FixtureRequest, visioneval_settings: Set
     Built on the first case item; every case item of the session is a
     candidate for evaluating ahead (skipped ones are not).
     """
+    from ..run import case_log
     from ..run.environment import Environment
     from ..run.pipeline import CasePipeline
 
@@ -157,19 +159,35 @@ def visioneval_pipeline(request: pytest.FixtureRequest, visioneval_settings: Set
     if hasattr(config, "workerinput") and concurrency is not None:
         # This session's own: a run reusing the run id later never reads these outcomes.
         exchange = session_folder
-    ready = _batch_rounds(config, session_folder, ahead, item_environments, concurrency)
-    pipeline = CasePipeline(
-        environments.get(first) or next(iter(environments.values())),
-        ahead,
-        concurrency,
-        exchange,
-        wait_timeout=call_settings.wait_timeout,
-        environments=item_environments,
-        ready=ready,
-        workers=int(getattr(config, "workerinput", {}).get("workercount", 1)),
-    )
+    # Records made while a case is evaluated go to that case, not to the test pytest is in meanwhile;
+    # installed before the pipeline, which starts evaluating when it is made.
+    per_test_handlers = _pytest_per_test_log_handlers(config)
+    case_log.install(per_test_handlers)
+    try:
+        ready = _batch_rounds(config, session_folder, ahead, item_environments, concurrency)
+        pipeline = CasePipeline(
+            environments.get(first) or next(iter(environments.values())),
+            ahead,
+            concurrency,
+            exchange,
+            wait_timeout=call_settings.wait_timeout,
+            environments=item_environments,
+            ready=ready,
+            workers=int(getattr(config, "workerinput", {}).get("workercount", 1)),
+        )
+    except BaseException:
+        case_log.uninstall(per_test_handlers)
+        raise
     yield pipeline
     pipeline.close()
+    case_log.uninstall(per_test_handlers)
+
+
+def _pytest_per_test_log_handlers(config: pytest.Config) -> list[logging.Handler]:
+    """The handlers pytest's logging plugin attaches to every test phase (names as in pytest 6-9)."""
+    plugin = config.pluginmanager.get_plugin("logging-plugin")  # None with -p no:logging
+    found = (getattr(plugin, name, None) for name in ("caplog_handler", "report_handler"))
+    return [handler for handler in found if isinstance(handler, logging.Handler)]
 
 
 def _batch_rounds(
@@ -252,6 +270,8 @@ def visioneval_evaluation(
     if outcome.get("judges"):
         record["judges"] = outcome["judges"]  # which judge answered, and how it was asked
     record["timings"] = outcome.get("timings", {})
+    if outcome.get("log"):
+        request.node.add_report_section("setup", "evaluation log", "\n".join(outcome["log"]))
     if outcome["error"]:
         record["error"] = outcome["error"]
         pytest.fail(record["error"], pytrace=False)

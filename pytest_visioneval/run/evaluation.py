@@ -27,6 +27,7 @@ from ..errors import VisionEvalError
 from ..graders import Gate, Metric
 from ..graders.outcome import CaseEvaluation, GateOutcome
 from .case import generate, grade, protocol_metrics
+from .case_log import collecting
 from .entries import artifact_entry, gate_entry, metric_entry
 from .environment import Environment
 from .page_rule import prepare_output
@@ -37,7 +38,7 @@ def evaluate_case(case: CaseSpec, env: Environment) -> dict[str, Any]:
     """Evaluate ``case``; never raises for a case's own problems (they land in ``error``)."""
     outcome: dict[str, Any] = {"uid": case.uid, "model": env.model_label, "artifacts": [], "error": None, "timings": {}}
     started = time.monotonic()
-    with usage_scope() as usage:
+    with usage_scope() as usage, collecting() as log:
         try:
             outcome.update(_evaluate(case, env, outcome))
         except CallDeferred as exc:
@@ -53,6 +54,8 @@ def evaluate_case(case: CaseSpec, env: Environment) -> dict[str, Any]:
     outcome["timings"]["case.seconds"] = round(time.monotonic() - started, 3)
     outcome["usage"] = usage.as_dict()
     outcome["judges"] = usage.judges()
+    if log:
+        outcome["log"] = log  # the records made meanwhile, for this case's report (see case_log)
     return outcome
 
 
