@@ -26,7 +26,7 @@ from pytest_visioneval.graders import GradeContext
 from pytest_visioneval.pages.render import PageRenderer
 from pytest_visioneval.run.environment import Environment
 from pytest_visioneval.run.evaluation import evaluation_from
-from pytest_visioneval.run.pipeline import AHEAD_PER_THREAD, THREADS_PER_SLOT, CasePipeline
+from pytest_visioneval.run.pipeline import AHEAD_PER_THREAD, CasePipeline, threads_for
 from tests.conftest import run_in_threads
 
 DELAY = 0.2
@@ -222,7 +222,7 @@ def test_cases_made_where_they_start_count_against_the_cases_run_ahead(
     """A warm run does not evaluate the whole session when the pipeline starts."""
     model = InlineModel(png)
     pipeline = CasePipeline(environment(model, tmp_path), cases, 1)
-    ahead = int(AHEAD_PER_THREAD * THREADS_PER_SLOT)
+    ahead = int(AHEAD_PER_THREAD * threads_for(1))
     assert ahead < len(cases)
     assert sorted(model.calls) == [f"case-{i}" for i in range(ahead)]
     nodeid, case = cases[0]
@@ -261,17 +261,21 @@ class PeakModel(SleepyModel):
                 self.running -= 1
 
 
-@pytest.mark.parametrize(("workers", "most"), [(1, 8), (4, 2 * THREADS_PER_SLOT)])
+@pytest.mark.parametrize(("workers", "most"), [(1, 8), (4, threads_for(2))])
 def test_a_worker_keeps_threads_for_its_share_of_the_limit(
     tmp_path: Path, png: bytes, cases: list[tuple[str, CaseSpec]], workers: int, most: int
 ) -> None:
-    """Concurrency 8 over 4 xdist workers: each runs at most its share (2) times the threads per slot at once."""
+    """Concurrency 8 over 4 xdist workers: each runs at most the threads for its share (2 slots) at once."""
     model = PeakModel(png)
     pipeline = CasePipeline(environment(model, tmp_path), cases, 8, workers=workers)
     for nodeid, case in cases:
         pipeline.outcome_for(nodeid, case)
     pipeline.close()
     assert model.peak == most
+
+
+def test_threads_are_the_slots_plus_a_spare_each_up_to_sixteen() -> None:
+    assert [threads_for(slots) for slots in (1, 2, 8, 16, 17, 64, 128)] == [2, 4, 16, 32, 33, 80, 144]
 
 
 def test_errors_land_in_the_outcome(tmp_path: Path, png: bytes, cases: list[tuple[str, CaseSpec]]) -> None:
