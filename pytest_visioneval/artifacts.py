@@ -84,10 +84,10 @@ class Artifact:
     def on_disk(cls, name: str, path: Path, mime: str = "") -> Artifact:
         """An artifact already written at ``path``; its bytes are read when first used, not now.
 
-        pytest's thread hands each case its outcome; reading every output back there, for a test that
-        seldom opens it, cost that thread a file open, stat, read and close per case, and each of those
-        let the case threads take the interpreter lock from it: at 64 cases in flight pytest's loop fell
-        behind the calls and the run ended seconds after its last answer (docs/calls.md, tenth sitting).
+        pytest's thread hands each case its evaluation; reading every output back there, for a test that
+        seldom opens it, cost that thread a file open, stat, read and close per case, and after each of
+        those it waits behind the case threads for the interpreter lock: with 64 cases in flight pytest's
+        loop already falls behind the calls (docs/calls.md, tenth sitting).
         """
         artifact = object.__new__(cls)
         object.__setattr__(artifact, "name", name)

@@ -119,7 +119,7 @@ def _one_repeat(case: CaseSpec, env: Environment, index: int, outcome: dict[str,
 
 
 def evaluation_from(case: CaseSpec, outcome: Mapping[str, Any]) -> CaseEvaluation:
-    """Rebuild the :class:`CaseEvaluation` of a successful outcome (artifacts are read back from disk)."""
+    """Rebuild the :class:`CaseEvaluation` of a successful outcome (its artifacts are read from disk when used)."""
     data = outcome["evaluation"]
     artifacts = tuple(Artifact.on_disk(a["name"], Path(a["path"]), a["mime"]) for a in data["artifacts"])
     gates = tuple(GateOutcome(Gate(g["name"], g["passed"], g["reason"]), g["gating"]) for g in data["gates"])
