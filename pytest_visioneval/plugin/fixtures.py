@@ -161,9 +161,7 @@ def visioneval_pipeline(request: pytest.FixtureRequest, visioneval_settings: Set
         exchange = session_folder
     # Records made while a case is evaluated go to that case, not to the test pytest is in meanwhile;
     # installed before the pipeline, which starts evaluating when it is made.
-    per_test_handlers = _pytest_per_test_log_handlers(config)
-    case_log.install(per_test_handlers)
-    try:
+    with case_log.installed(_pytest_per_test_log_handlers(config)):
         ready = _batch_rounds(config, session_folder, ahead, item_environments, concurrency)
         pipeline = CasePipeline(
             environments.get(first) or next(iter(environments.values())),
@@ -175,12 +173,8 @@ def visioneval_pipeline(request: pytest.FixtureRequest, visioneval_settings: Set
             ready=ready,
             workers=int(getattr(config, "workerinput", {}).get("workercount", 1)),
         )
-    except BaseException:
-        case_log.uninstall(per_test_handlers)
-        raise
-    yield pipeline
-    pipeline.close()
-    case_log.uninstall(per_test_handlers)
+        yield pipeline
+        pipeline.close()
 
 
 def _pytest_per_test_log_handlers(config: pytest.Config) -> list[logging.Handler]:

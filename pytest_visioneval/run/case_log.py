@@ -95,3 +95,14 @@ def uninstall(per_test_handlers: Iterable[logging.Handler]) -> None:
     logging.getLogger().removeHandler(_HANDLER)
     for handler in per_test_handlers:
         handler.removeFilter(_FILTER)
+
+
+@contextlib.contextmanager
+def installed(per_test_handlers: Iterable[logging.Handler]) -> Iterator[None]:
+    """:func:`install` for the duration of the block, then :func:`uninstall`, also when the block raises."""
+    handlers = list(per_test_handlers)
+    install(handlers)
+    try:
+        yield
+    finally:
+        uninstall(handlers)

@@ -34,9 +34,8 @@ def per_test() -> Iterator[Kept]:
     handler = Kept()
     root = logging.getLogger()
     root.addHandler(handler)
-    case_log.install([handler])
-    yield handler
-    case_log.uninstall([handler])
+    with case_log.installed([handler]):
+        yield handler
     root.removeHandler(handler)
 
 
