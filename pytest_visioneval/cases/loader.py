@@ -78,15 +78,31 @@ def load_yaml_text(text: str, path: Path) -> LoadedYaml:
         else:  # no anchor, no alias: the node graph is a tree as big as the text
             data = _tree_data(node, (), lines, path, loader)
     except yaml.MarkedYAMLError as exc:
-        mark = exc.problem_mark or exc.context_mark
-        line = mark.line + 1 if mark is not None else None
-        problem = exc.problem or str(exc)
-        raise CaseFileError(path, f"invalid YAML: {problem}", line=line) from None
+        raise CaseFileError(path, f"invalid YAML: {_yaml_problem(exc)}", line=_yaml_line(exc)) from None
     except yaml.YAMLError as exc:
         raise CaseFileError(path, f"invalid YAML: {exc}") from None
     finally:
         loader.dispose()
     return LoadedYaml(data, lines)
+
+
+def _yaml_line(exc: yaml.MarkedYAMLError) -> int | None:
+    mark = exc.problem_mark or exc.context_mark
+    return mark.line + 1 if mark is not None else None
+
+
+def _yaml_problem(exc: yaml.MarkedYAMLError) -> str:
+    """PyYAML's problem with its context: where what it was reading began is often where the mistake is.
+
+    "found unexpected end of stream (while scanning a quoted scalar that starts at line 5, column 13)":
+    the file's end is the symptom, the quote opened on line 5 the cause.
+    """
+    problem = exc.problem or str(exc)
+    if exc.context:
+        mark = exc.context_mark
+        at = f" that starts at line {mark.line + 1}, column {mark.column + 1}" if mark is not None else ""
+        problem += f" ({exc.context}{at})"
+    return problem
 
 
 def _check_expansion(root: yaml.Node, path: Path) -> None:

@@ -16,9 +16,14 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import fastjsonschema
+
+from .suggest import unknown_name
+
+if TYPE_CHECKING:
+    import jsonschema
 
 # Keywords whose meaning is the same in draft-07 and 2020-12 (``format`` is left out: draft-07 validators
 # assert it, 2020-12 only annotates). Values of the first set are subschemas; of the second, maps of them;
@@ -58,8 +63,13 @@ class SchemaCheck:
         """Whether valid data is accepted by the compiled check, without jsonschema."""
         return self._fast is not None
 
-    def problems(self, data: Any) -> list[Problem]:
-        """Every problem, sorted by path; an empty list for valid data."""
+    def problems(self, data: Any, key_word: str | None = None) -> list[Problem]:
+        """Every problem, sorted by path; an empty list for valid data.
+
+        With ``key_word`` (what the keys are: "option"), a key the schema does not
+        allow is one problem of its own, at its path, with the closest allowed key;
+        without it, jsonschema's own words.
+        """
         fast_message = None
         if self._fast is not None:
             try:
@@ -70,10 +80,29 @@ class SchemaCheck:
         import jsonschema
 
         validator = jsonschema.validators.validator_for(self.schema)(self.schema)
-        errors = sorted(validator.iter_errors(data), key=lambda e: list(map(str, e.absolute_path)))
-        if not errors and fast_message is not None:  # the two disagree: reject, on the safe side
+        found = [p for e in validator.iter_errors(data) for p in _worded(e, key_word)]
+        if not found and fast_message is not None:  # the two disagree: reject, on the safe side
             return [Problem((), fast_message)]
-        return [Problem(tuple(e.absolute_path), e.message) for e in errors]
+        return sorted(found, key=lambda p: list(map(str, p.path)))
+
+
+def _worded(error: jsonschema.ValidationError, key_word: str | None) -> list[Problem]:
+    """jsonschema's error as problems: "Additional properties are not allowed" becomes one per unknown key."""
+    where = tuple(error.absolute_path)
+    schema = error.schema
+    unknown_keys = error.validator == "additionalProperties" and isinstance(error.instance, dict)
+    if key_word and unknown_keys and isinstance(schema, Mapping):
+        allowed = set(schema.get("properties", {}))
+        unknown = sorted(str(k) for k in error.instance if k not in allowed and not _pattern_allows(schema, str(k)))
+        if unknown:
+            return [Problem(where + (key,), unknown_name(key_word, key, allowed)) for key in unknown]
+    return [Problem(where, error.message)]
+
+
+def _pattern_allows(schema: Mapping[str, Any], key: str) -> bool:
+    import re
+
+    return any(re.search(pattern, key) for pattern in schema.get("patternProperties", {}))
 
 
 def _same_in_both_drafts(schema: Any) -> bool:

@@ -76,3 +76,4 @@ class SuiteSpec:
     cases: tuple[CaseSpec, ...]
     thresholds: tuple[Threshold, ...] = ()
     description: str | None = None
+    default_graders: tuple[str, ...] = ()  # names of the graders its ``defaults`` give (a case may drop them)

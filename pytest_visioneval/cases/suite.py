@@ -2,9 +2,13 @@
 
 Merge rules for suite ``defaults`` (documented in docs/case-format.md):
 scalars and paths in a case replace the default; ``tags`` are the defaults'
-followed by the case's; ``params`` are merged key by key (the case wins);
-``graders`` are the defaults' followed by the case's, where a case grader with
-the same name replaces the default one in place.
+followed by the case's; ``params`` are merged key by key (the case wins, and a
+``null`` value takes the default's key away); ``graders`` are the defaults'
+followed by the case's, where a case grader with the same name replaces the
+default one in place and ``{use: NAME, drop: true}`` takes it away.
+
+Problems are gathered, not raised one by one: the file's error lists all of
+them, each with its line (problems.py).
 """
 
 from __future__ import annotations
@@ -12,14 +16,17 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
 from ..errors import CaseFileError
 from .loader import LoadedYaml, PathKey, format_field, load_yaml
 from .paths import PathEscapeError, resolve_inside
+from .problems import combined
 from .schema_check import SchemaCheck
 from .spec import DEFAULT_PROTOCOL, CaseSpec, GraderSpec, SuiteSpec, Threshold
+from .suggest import did_you_mean
 from .sweep import Combination, apply, combinations
 from .validate import validate_case_file
 
@@ -105,9 +112,14 @@ class _Builder:
         self.schemas = schemas
         self.protocols = protocols
         self.root = path.parent
+        self.problems: list[CaseFileError] = []
 
     def fail(self, where: PathKey, message: str) -> CaseFileError:
         return CaseFileError(self.path, message, line=self.loaded.line_of(where), field=format_field(where))
+
+    def note(self, where: PathKey, message: str) -> None:
+        """Record a problem and go on, so the file's error lists every problem at once."""
+        self.problems.append(self.fail(where, message))
 
     def build(self) -> SuiteSpec:
         name = self.data.get("suite") or suite_name_from_path(self.path)
@@ -123,20 +135,27 @@ class _Builder:
         for index, raw in enumerate(self.data["cases"]):
             where = ("cases", index)
             if raw["id"] in seen:
-                raise self.fail(where + ("id",), f"duplicate case id {raw['id']!r} (first used in cases[{seen[raw['id']]}])")
+                self.note(where + ("id",), f"duplicate case id {raw['id']!r} (first used in cases[{seen[raw['id']]}])")
+                continue
             seen[raw["id"]] = index
             case = self._case(name, protocol, defaults, raw, where)
+            if case is None:
+                continue
             try:
                 cases += [case] if sweep is None else [apply(case, combination) for combination in sweep]
             except ValueError as exc:
-                raise self.fail(where, str(exc)) from None
+                self.note(where, str(exc))
+        thresholds = self._thresholds(name)
+        if self.problems:
+            raise combined(self.problems)
         return SuiteSpec(
             name=name,
             protocol=protocol,
             path=self.path,
             cases=tuple(cases),
-            thresholds=self._thresholds(name),
+            thresholds=thresholds,
             description=self.data.get("description"),
+            default_graders=tuple(g.name for g in defaults.get("graders", ())),
         )
 
     def _sweep(self) -> list[Combination] | None:
@@ -146,10 +165,11 @@ class _Builder:
         try:
             return combinations(self.data["sweep"])
         except ValueError as exc:
-            raise self.fail(("sweep",), str(exc)) from None
+            self.note(("sweep",), str(exc))
+            return None
 
     def _resolved_fields(self, raw: Mapping[str, Any], where: PathKey) -> dict[str, Any]:
-        """Copy ``raw`` with its paths resolved and its graders checked."""
+        """Copy ``raw`` with its paths resolved and its graders checked (problems are noted, see :meth:`note`)."""
         out = dict(raw)
         for key in _PATH_FIELDS:
             if key in raw:
@@ -164,55 +184,80 @@ class _Builder:
         try:
             resolved = resolve_inside(self.root, relative)
         except PathEscapeError as exc:
-            raise self.fail(where, str(exc)) from None
+            self.note(where, str(exc))
+            return self.root
         # A reference may be a folder: its files, in name order, are one output (a page and its images, frames).
         reference_folder = where[-1] == "reference" and resolved.is_dir() and any(p.is_file() for p in resolved.iterdir())
         if not resolved.is_file() and not reference_folder:
-            raise self.fail(where, f"file not found: {relative!r} (looked for {resolved})")
+            self.note(where, f"file not found: {relative!r} (looked for {resolved})")
         return resolved
 
-    def _graders(self, raw: list[Mapping[str, Any]], where: PathKey) -> list[GraderSpec]:
-        specs: list[GraderSpec] = []
+    def _graders(self, raw: list[Mapping[str, Any]], where: PathKey) -> list[GraderSpec | _Drop]:
+        specs: list[GraderSpec | _Drop] = []
         for i, g in enumerate(raw):
             here = where + (i,)
+            name = g.get("name", g["use"])
+            if any(s.name == name for s in specs):
+                self.note(here, f"two graders here share the name {name!r}; give one a distinct 'name'")
+                continue
+            if g.get("drop"):
+                if where[0] == "defaults":
+                    self.note(here + ("drop",), "'drop' takes back a grader of 'defaults'; it belongs in a case, not in defaults")
+                    continue
+                if set(g) - {"use", "name", "drop"}:
+                    extra = ", ".join(sorted(set(g) - {"use", "name", "drop"}))
+                    self.note(here, f"a grader with 'drop: true' is taken away; its {extra} would be ignored: remove them")
+                specs.append(_Drop(name, here))
+                continue
             options = g.get("options", {})
             if self.schemas is not None:
                 if g["use"] not in self.schemas:
+                    hint = did_you_mean(g["use"], self.schemas)
                     known = ", ".join(sorted(self.schemas))
-                    raise self.fail(here + ("use",), f"unknown grader {g['use']!r}; known graders: {known}")
+                    self.note(here + ("use",), f"unknown grader {g['use']!r}{hint}; known graders: {known}")
+                    continue
                 self._check_options(options, self.schemas[g["use"]], here + ("options",))
-            name = g.get("name", g["use"])
-            if any(s.name == name for s in specs):
-                raise self.fail(here, f"two graders here share the name {name!r}; give one a distinct 'name'")
             specs.append(GraderSpec(use=g["use"], name=name, gate=g.get("gate", True), options=options))
         return specs
 
     def _check_options(self, options: Mapping[str, Any], schema: Mapping[str, Any], where: PathKey) -> None:
-        problems = _schema_check(schema).problems(options)
-        if problems:
-            raise self.fail(where + problems[0].path, problems[0].message)
+        for problem in _schema_check(schema).problems(options, "option"):
+            self.note(where + problem.path, problem.message)
 
     def _protocol_layer(
         self, protocol: str, defaults: Mapping[str, Any], raw: Mapping[str, Any], where: PathKey
-    ) -> dict[str, Any]:
-        """The protocol's checked ``fields`` and the case keys they imply (below defaults and the case)."""
+    ) -> dict[str, Any] | None:
+        """The protocol's checked ``fields`` and the case keys they imply (below defaults and the case);
+        ``None`` when the fields have problems (noted): the case's own checks would only repeat them."""
         fields = {**defaults.get("fields", {}), **raw.get("fields", {})}
         implementation = self.protocols(protocol) if self.protocols is not None else None
         if implementation is None:
             return {"fields": fields}
         here = where + ("fields",) if "fields" in raw else where
+        # jsonschema's words here: the protocols' own tests and docs quote them.
         problems = _schema_check(implementation.fields_schema).problems(fields)
+        for problem in problems:
+            self.note(here + problem.path, f"{protocol} field: {problem.message}")
         if problems:
-            raise self.fail(here + problems[0].path, f"{protocol} field: {problems[0].message}")
+            return None
         try:
             implied = implementation.case_defaults(fields, {**defaults, **raw})
         except ValueError as exc:
-            raise self.fail(here, f"{protocol} fields: {exc}") from None
+            self.note(here, f"{protocol} fields: {exc}")
+            return None
         return {**self._resolved_fields(implied, here), "fields": fields}
 
-    def _case(self, suite: str, protocol: str, defaults: Mapping[str, Any], raw: Mapping[str, Any], where: PathKey) -> CaseSpec:
+    def _case(
+        self, suite: str, protocol: str, defaults: Mapping[str, Any], raw: Mapping[str, Any], where: PathKey
+    ) -> CaseSpec | None:
+        """The case with defaults merged in; ``None`` (with its problems noted) when it cannot be made."""
         implied = self._protocol_layer(protocol, self.data.get("defaults", {}), raw, where)
+        if implied is None:
+            return None
         layered = _layer(_layer(implied, defaults), self._resolved_fields(raw, where))
+        for drop in layered["unmatched_drops"]:
+            inherited = ", ".join(g.name for g in _layer(implied, defaults)["graders"]) or "none"
+            self.note(drop.where, f"nothing to drop: no grader named {drop.name!r} comes from defaults (they give: {inherited})")
         merged: dict[str, Any] = {k: layered.get(k) for k in _SCALAR_FIELDS + _PATH_FIELDS + ("images",)}
         merged["tags"] = tuple(layered["tags"])
         merged["params"] = layered["params"]
@@ -222,11 +267,14 @@ class _Builder:
         merged["repeat_policy"] = merged["repeat_policy"] or "mean"
         merged["fields"] = implied["fields"]
         if merged["task"] is None:
-            raise self.fail(where, "'task' is required (in the case or in 'defaults')")
+            self.note(where, "'task' is required (in the case or in 'defaults')")
+            return None
         if merged["task"] in ("image_generation", "html_generation") and not merged["prompt"]:
-            raise self.fail(where, f"a {merged['task']} case needs a 'prompt'")
+            self.note(where, f"a {merged['task']} case needs a 'prompt'")
+            return None
         if merged["task"] == "image_editing" and not merged["images"]:
-            raise self.fail(where, "an image_editing case needs at least one input image in 'images'")
+            self.note(where, "an image_editing case needs at least one input image in 'images'")
+            return None
         return CaseSpec(
             suite=suite,
             id=raw["id"],
@@ -244,9 +292,13 @@ class _Builder:
             line = self.loaded.line_of(("thresholds", metric))
             source = f"{self.display}:{line}"
             bounds = {"min": bound} if isinstance(bound, (int, float)) else bound
+            finite = True
             for key, value in bounds.items():
                 if not math.isfinite(value):
-                    raise self.fail(("thresholds", metric), f"threshold {key} must be a finite number, got {value!r}")
+                    self.note(("thresholds", metric), f"threshold {key} must be a finite number, got {value!r}")
+                    finite = False
+            if not finite:
+                continue
             low, high = bounds.get("min"), bounds.get("max")
             out.append(
                 Threshold(
@@ -260,17 +312,37 @@ class _Builder:
         return tuple(out)
 
 
+@dataclass(frozen=True)
+class _Drop:
+    """A case's ``{use: NAME, drop: true}``: the grader of that name from defaults is taken away."""
+
+    name: str
+    where: PathKey
+
+
 def _layer(below: Mapping[str, Any], above: Mapping[str, Any]) -> dict[str, Any]:
-    """``above`` over ``below`` with the merge rules of suite defaults (tags, params, graders)."""
+    """``above`` over ``below`` with the merge rules of suite defaults (tags, params, graders).
+
+    A ``None`` param takes the key away; ``unmatched_drops`` are the drops of
+    ``above`` that found no grader to take away (a typo the caller reports).
+    """
     out = {**below, **above}
     out["tags"] = list(dict.fromkeys(list(below.get("tags", ())) + list(above.get("tags", ()))))
-    out["params"] = {**below.get("params", {}), **above.get("params", {})}
+    params = {**below.get("params", {}), **above.get("params", {})}
+    out["params"] = {k: v for k, v in params.items() if v is not None}
     graders = list(below.get("graders", []))
+    unmatched: list[_Drop] = list(below.get("unmatched_drops", []))
     for g in above.get("graders", []):
         same = [i for i, d in enumerate(graders) if d.name == g.name]
-        if same:
+        if isinstance(g, _Drop):
+            if same:
+                del graders[same[0]]
+            else:
+                unmatched.append(g)
+        elif same:
             graders[same[0]] = g
         else:
             graders.append(g)
     out["graders"] = graders
+    out["unmatched_drops"] = unmatched
     return out

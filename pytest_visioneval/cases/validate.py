@@ -1,13 +1,12 @@
 """Check a loaded case file against the shipped JSON Schema.
 
 Errors become one :class:`CaseFileError` naming the file, the line and the
-field of the first problem (in file order), with any further problems listed
-after it, so a user fixes a file in one pass.
+field of the first problem (in file order), with every further problem listed
+after it (see problems.py), so a user fixes a file in one pass.
 """
 
 from __future__ import annotations
 
-import difflib
 import json
 from collections.abc import Callable
 from functools import lru_cache
@@ -19,6 +18,8 @@ import fastjsonschema
 
 from ..errors import CaseFileError
 from .loader import LoadedYaml, PathKey, format_field
+from .problems import combined
+from .suggest import unknown_name
 
 if TYPE_CHECKING:
     import jsonschema  # imported when a file is rejected: the fast check accepts valid files without it
@@ -81,31 +82,26 @@ def validate_case_file(loaded: LoadedYaml, path: Path) -> None:
         return
     except fastjsonschema.JsonSchemaException as exc:
         fast_message = str(exc)
-    problems = [_describe(err, loaded) for err in _validator().iter_errors(loaded.data)]
+    problems = [p for err in _validator().iter_errors(loaded.data) for p in _describe(err, loaded)]
     if not problems:  # the two validators disagree: stay on the safe side
         raise CaseFileError(path, f"rejected by the case-file schema: {fast_message}")
-    problems.sort(key=lambda p: (p[0] or 0, p[1]))
-    line, field, message = problems[0]
-    error = CaseFileError(path, message, line=line, field=field or None)
-    if len(problems) > 1:
-        more = [CaseFileError(path, m, line=ln, field=f or None).format() for ln, f, m in problems[1:]]
-        error.args = (error.format() + "\n" + "\n".join(more),)
-    raise error
+    raise combined([CaseFileError(path, m, line=ln, field=f or None) for ln, f, m in problems])
 
 
-def _describe(err: jsonschema.ValidationError, loaded: LoadedYaml) -> tuple[int | None, str, str]:
+def _describe(err: jsonschema.ValidationError, loaded: LoadedYaml) -> list[tuple[int | None, str, str]]:
+    """One (line, field, message) per problem of ``err``: an unknown key each, with the closest known one."""
     where: PathKey = tuple(err.absolute_path)
     message = err.message
     if err.validator == "additionalProperties" and isinstance(err.instance, dict) and isinstance(err.schema, dict):
         allowed = set(err.schema.get("properties", {}))
         unknown = sorted(str(k) for k in err.instance if k not in allowed)
         if unknown:
-            where = where + (unknown[0],)
-            close = difflib.get_close_matches(unknown[0], allowed, n=1)
-            hint = f" (did you mean {close[0]!r}?)" if close else ""
-            message = f"unknown key {unknown[0]!r}{hint}; allowed keys: {', '.join(sorted(allowed))}"
+            return [
+                (loaded.line_of(where + (key,)), format_field(where + (key,)), unknown_name("key", key, allowed, "allowed keys"))
+                for key in unknown
+            ]
     elif err.validator == "required":
         message = err.message.replace("is a required property", "is required")
     elif err.validator == "oneOf" and where and where[0] == "thresholds":
         message = "a threshold is a number (the minimum) or a mapping with 'min' and/or 'max'"
-    return loaded.line_of(where), format_field(where), message
+    return [(loaded.line_of(where), format_field(where), message)]

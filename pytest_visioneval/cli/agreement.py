@@ -32,6 +32,7 @@ from ..results.agreement import (
     compute,
     read_labels,
 )
+from .help_text import description, prog
 
 __all__ = ["cohen_kappa", "compute", "main", "read_labels"]
 
@@ -71,7 +72,7 @@ def table(rows: Sequence[Agreement], confidence: float) -> list[str]:
 
 
 def parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="python -m pytest_visioneval agreement", description=__doc__.splitlines()[0])
+    p = argparse.ArgumentParser(prog=prog("agreement"), description=description(__doc__))
     p.add_argument("results", type=Path, help="results JSON written with --eval-results")
     p.add_argument("labels", type=Path, help="CSV with columns case, name, label (and rater)")
     p.add_argument("--kind", action="append", default=[], metavar="NAME=KIND", help="binary or numeric (NAME * for all)")

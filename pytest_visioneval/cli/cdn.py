@@ -1,4 +1,4 @@
-"""The CDN mirror that rendered pages load libraries from: ``python -m pytest_visioneval cdn ACTION``.
+"""The CDN mirror that rendered pages load libraries from: ``visioneval cdn ACTION``.
 
 Actions:
   fetch     fetch the pinned packages into the mirror (the shipped list, plus --packages FILE
@@ -24,15 +24,16 @@ from ..errors import ConfigError
 from ..pages.cdn_fetch import MIRROR_ENV, RegistryUnreachable, default_mirror_dir, default_registry, fetch_all, prune, verify
 from ..pages.cdn_mirror import FETCH_HINT, CdnMirror, describe
 from ..pages.cdn_packages import EXTRA_ENV, load_pins
+from .help_text import description, details, prog
 
 OFFLINE = 3
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
-        prog="python -m pytest_visioneval cdn",
-        description=__doc__.splitlines()[0],
-        epilog=__doc__.split("\n\n", 1)[1],
+        prog=prog("cdn"),
+        description=description(__doc__),
+        epilog=details(__doc__),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("action", choices=["fetch", "list", "resolve", "verify", "path"])

@@ -30,6 +30,7 @@ from typing import Any
 from ..errors import VisionEvalError
 from ..judges import JudgeRequest, TextPart, create_judges
 from ..judges.client import JudgeClient, JudgeSettings
+from .help_text import description, prog
 
 DEFAULT_NAME = "drafted_checklist"
 DEFAULT_INSTRUCTIONS = """\
@@ -122,7 +123,7 @@ def _put_grader(case: Any, grader: Any, name: str) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="python -m pytest_visioneval checklist-draft", description=__doc__.splitlines()[0])
+    p = argparse.ArgumentParser(prog=prog("checklist-draft"), description=description(__doc__))
     p.add_argument("case_file", type=Path)
     p.add_argument("--judge", required=True, help="openai:MODEL (any OpenAI-compatible endpoint)")
     p.add_argument("--judge-base-url", help="base URL of the judge's API (default: $OPENAI_BASE_URL)")

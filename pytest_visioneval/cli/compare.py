@@ -1,4 +1,4 @@
-"""Compare models case by case: ``python -m pytest_visioneval compare A.json B.json [C.json ...]``.
+"""Compare models case by case: ``visioneval compare A.json B.json [C.json ...]``.
 
 Differences of benchmark scores and metrics (B - A) with paired bootstrap
 intervals, pass rates with McNemar's exact test, the cases that flipped and
@@ -24,6 +24,7 @@ from ..report.compare_text import compare_lines
 from ..results.compare import DEFAULT_ALPHA, DEFAULT_MIN_PAIRS, DEFAULT_TOP, Settings, compare_runs, sides_of
 from ..results.statistics import DEFAULT_CONFIDENCE, DEFAULT_RESAMPLES, DEFAULT_SEED
 from .diff import load
+from .help_text import description, prog
 
 
 def open_fraction(text: str) -> float:
@@ -56,7 +57,7 @@ def show(
 
 
 def parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="python -m pytest_visioneval compare", description=__doc__.splitlines()[0])
+    p = argparse.ArgumentParser(prog=prog("compare"), description=description(__doc__))
     p.add_argument("results", type=Path, nargs="+", help="results JSON files (--eval-results); the first is the baseline")
     p.add_argument("--pairs", action="store_true", help="compare every pair of runs, not each run against the first")
     p.add_argument("--confidence", type=open_fraction, default=DEFAULT_CONFIDENCE, help="interval level (default 0.95)")

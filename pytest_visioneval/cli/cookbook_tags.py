@@ -1,4 +1,4 @@
-"""Failure tags counted across a run: ``python -m pytest_visioneval cookbook-tags results.json``.
+"""Failure tags counted across a run: ``visioneval cookbook-tags results.json``.
 
 A rubric grader records ``<grader>.failure_tag.<tag>`` for every tag its
 rubric declares: the share of the case's judgements that listed it. This
@@ -16,6 +16,8 @@ import sys
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
+
+from .help_text import description, prog
 
 _MARK = ".failure_tag."
 
@@ -38,7 +40,7 @@ def failure_tag_counts(cases: Iterable[Mapping[str, Any]]) -> dict[str, dict[str
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m pytest_visioneval cookbook-tags", description=__doc__)
+    parser = argparse.ArgumentParser(prog=prog("cookbook-tags"), description=description(__doc__))
     parser.add_argument("results", type=Path, help="the results JSON of a run (--eval-results)")
     args = parser.parse_args(argv)
     try:

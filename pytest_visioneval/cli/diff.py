@@ -1,7 +1,10 @@
-"""Compare two results files: ``python -m pytest_visioneval diff BEFORE.json AFTER.json``.
+"""Compare two results files: ``visioneval diff BEFORE.json AFTER.json``.
 
 Prints a before/after table per suite (metric means, gate pass rates, case
-pass rate) and exits 1 when anything regressed beyond the tolerance.
+pass rate) and exits 1 when anything regressed beyond the tolerance. A file
+that holds several models is compared model by model, each with the same
+model in the other file; models are never averaged together. Exits 2 when no
+model is in both files.
 """
 
 from __future__ import annotations
@@ -9,13 +12,16 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from ..errors import ConfigError
 from ..report.terminal import delta_lines
 from ..results.baseline import DEFAULT_BASELINE_TOLERANCE, compare, describe, parse_tolerances, regressions
+from ..results.per_model import baseline_for
+from .help_text import description, prog
 
 
 def load(path: Path) -> dict[str, Any]:
@@ -28,10 +34,42 @@ def load(path: Path) -> dict[str, Any]:
     return document
 
 
+def model_parts(document: Mapping[str, Any]) -> dict[str, Mapping[str, Any]]:
+    """Each model of a results document -> its part (aggregates and cases), as a one-model run would have them."""
+    sections = document.get("models")
+    if isinstance(sections, Mapping) and sections:
+        return {label: baseline_for(document, label) or {} for label in sections}
+    return {str(document.get("run", {}).get("model") or ""): document}
+
+
+def model_pairs(
+    before: Mapping[str, Any], after: Mapping[str, Any], before_name: str, after_name: str
+) -> tuple[list[tuple[str | None, Mapping[str, Any], Mapping[str, Any]]], list[str]]:
+    """What to compare: (model or None, before part, after part) each, and notes on models left out.
+
+    Two one-model files are compared whole, whatever their models. Otherwise each
+    model is compared with the same model of the other file; ``ValueError`` when none is in both.
+    """
+    old, new = model_parts(before), model_parts(after)
+    if len(old) == 1 and len(new) == 1:
+        return [(None, before, after)], []
+    shared = [label for label in new if label in old]
+    if not shared:
+        raise ValueError(
+            f"no model is in both files ({before_name}: {', '.join(old) or '?'}; {after_name}: {', '.join(new) or '?'}); "
+            "diff compares each model with the same model of the other file, never an average of models. "
+            "To compare different models, use 'visioneval compare'"
+        )
+    notes = [f"compared model by model: {', '.join(shared)}"]
+    notes += [f"not compared: model {label} is only in {before_name}" for label in old if label not in new]
+    notes += [f"not compared: model {label} is only in {after_name}" for label in new if label not in old]
+    return [(label, old[label], new[label]) for label in shared], notes
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m pytest_visioneval diff", description=__doc__.splitlines()[0])
-    parser.add_argument("before", type=Path)
-    parser.add_argument("after", type=Path)
+    parser = argparse.ArgumentParser(prog=prog("diff"), description=description(__doc__))
+    parser.add_argument("before", type=Path, help="the results JSON before (--eval-results)")
+    parser.add_argument("after", type=Path, help="the results JSON after")
     parser.add_argument(
         "--tolerance",
         action="append",
@@ -46,7 +84,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         default, per_name = parse_tolerances(args.tolerance)
     except ConfigError as exc:
         parser.error(str(exc))
-    deltas = compare(load(args.before), load(args.after), default, per_name)
+    before, after = load(args.before), load(args.after)
+    try:
+        pairs, notes = model_pairs(before, after, args.before.name, args.after.name)
+    except ValueError as exc:
+        print(f"diff: {exc}", file=sys.stderr)
+        return 2
+    for note in notes:
+        print(note)
+    deltas = []
+    for label, old, new in pairs:
+        found = compare(old, new, default, per_name)
+        deltas += found if label is None else [replace(delta, model=label) for delta in found]
     for line in delta_lines(deltas, only_changes=not args.all):
         print(line)
     bad = regressions(deltas)

@@ -22,6 +22,7 @@ from typing import Any
 from ..report.artifact_paths import Relocation, relocate
 from ..report.html_report import EMBED_SIDE, THUMBNAIL_SIDE, write_html_report
 from ..report.results_json import SCHEMA_NAME, SCHEMA_VERSION
+from .help_text import prog
 
 
 def add_report_arguments(parser: argparse.ArgumentParser) -> None:
@@ -64,9 +65,7 @@ def report_missing(found: Relocation) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
-        prog="python -m pytest_visioneval html", description="Write the HTML report of a visioneval results JSON."
-    )
+    parser = argparse.ArgumentParser(prog=prog("html"), description="Write the HTML report of a visioneval results JSON.")
     parser.add_argument("results", type=Path, help="the results JSON (--eval-results)")
     parser.add_argument("report", type=Path, help="the HTML file to write")
     add_report_arguments(parser)

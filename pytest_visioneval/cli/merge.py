@@ -36,6 +36,7 @@ from ..results.statistics import DEFAULT_CONFIDENCE
 from ..results.thresholds import ThresholdResult, evaluate_thresholds, file_thresholds, parse_threshold
 from ..results.verdict import Verdict, decide
 from .diff import load
+from .help_text import description, prog
 from .html import add_report_arguments, check_report_arguments, report_missing, write_report
 
 
@@ -100,7 +101,7 @@ def load_shards(paths: Sequence[Path]) -> tuple[list[dict[str, Any]], Relocation
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m pytest_visioneval merge", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog=prog("merge"), description=description(__doc__))
     parser.add_argument("output", type=Path, help="where to write the merged results JSON")
     parser.add_argument("shards", type=Path, nargs="+", help="results JSON of each shard")
     parser.add_argument("--fail-under", action="append", default=[], metavar="SUITE.METRIC=VALUE")

@@ -1,4 +1,4 @@
-"""Pairwise judging across runs: ``python -m pytest_visioneval pairwise A.json B.json [C.json ...] --judge=openai:MODEL``.
+"""Pairwise judging across runs: ``visioneval pairwise A.json B.json [C.json ...] --judge=openai:MODEL``.
 
 For every case that two runs share (every pair of runs), a judge sees the
 case and both outputs and prefers one or calls a tie, asked twice with the
@@ -27,6 +27,7 @@ from ..calls.usage import CaseUsage, usage_scope
 from ..errors import GraderError
 from ..graders.pairwise import DEFAULT_INSTRUCTIONS, Judge, judge_records
 from ..judges import RESPONSE_FORMATS, JudgeSettings, create_judges
+from ..judges.content import DEFAULT_MAX_IMAGES, DEFAULT_MAX_SIDE
 from ..report.pairwise_html import write_pairwise_html
 from ..report.pairwise_text import pairwise_lines
 from ..results.bradley_terry import DEFAULT_PRIOR
@@ -34,6 +35,7 @@ from ..results.compare import Side, sides_of
 from ..results.pairwise import Judgement, Settings, summarize
 from ..results.statistics import DEFAULT_CONFIDENCE, DEFAULT_RESAMPLES, DEFAULT_SEED
 from .compare import open_fraction, show, whole_number
+from .help_text import description, prog
 from .html import report_missing
 from .merge import load_shards
 
@@ -52,7 +54,7 @@ def _positive(kind: type[int] | type[float]) -> Callable[[str], Any]:
 
 
 def parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="python -m pytest_visioneval pairwise", description=__doc__.splitlines()[0])
+    p = argparse.ArgumentParser(prog=prog("pairwise"), description=description(__doc__))
     p.add_argument("results", type=Path, nargs="+", help="results JSON files (--eval-results) of the same suites, one per model")
     p.add_argument("--judge", action="append", default=[], metavar="openai:MODEL", help="the judge (once)")
     p.add_argument("--judge-base-url", metavar="URL", help="base URL of the judge's API (default: $OPENAI_BASE_URL)")
@@ -62,8 +64,19 @@ def parser() -> argparse.ArgumentParser:
         "--judge-retries", type=whole_number, default=2, help="asking again after a reply that does not parse (default 2)"
     )
     p.add_argument("--judge-response-format", choices=RESPONSE_FORMATS, default="json_schema", help="default json_schema")
-    p.add_argument("--judge-max-image-side", type=_positive(int), default=1024, help="images are downscaled to this (px)")
-    p.add_argument("--judge-max-images", type=_positive(int), default=16, help="most images one request may carry (default 16)")
+    # The same defaults as the pytest options of the same names (judges/content.py).
+    p.add_argument(
+        "--judge-max-image-side",
+        type=_positive(int),
+        default=DEFAULT_MAX_SIDE,
+        help=f"images are downscaled to this longest side (default {DEFAULT_MAX_SIDE})",
+    )
+    p.add_argument(
+        "--judge-max-images",
+        type=_positive(int),
+        default=DEFAULT_MAX_IMAGES,
+        help=f"most images one request may carry (default {DEFAULT_MAX_IMAGES})",
+    )
     p.add_argument("--instructions-file", type=Path, metavar="FILE", help="the judge's instructions instead of ours")
     p.add_argument("--concurrency", type=_positive(int), default=DEFAULT_CONCURRENCY, help="judge requests at once (default 4)")
     p.add_argument("--cache", choices=MODES, default="on", help="the call cache: on, read, write, off (default on)")

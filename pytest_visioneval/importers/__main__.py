@@ -12,7 +12,7 @@ from . import IMPORTERS
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
-        prog="python -m pytest_visioneval.importers",
+        prog="visioneval import",
         description="Turn a benchmark's official data files into pytest-visioneval case files.",
     )
     commands = parser.add_subparsers(dest="importer", required=True, metavar="NAME")

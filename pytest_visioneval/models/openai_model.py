@@ -9,6 +9,11 @@ Every request goes through the run's call layer (:mod:`pytest_visioneval.calls.l
 cache, run-wide concurrency limit, retries with backoff honouring
 ``retry-after`` (the SDK's own retries are off), usage and cost.
 
+Each request is sent only the case params of its kind (request_params.py):
+an images param from a suite's defaults is left out of a chat request, with a
+warning in the case's log, and the params recorded with the output are the
+ones sent.
+
 The base URL comes from ``--model-base-url`` or ``OPENAI_BASE_URL``; the key
 from the environment variable named by ``--model-api-key-env`` (default
 ``OPENAI_API_KEY``), never from the command line.
@@ -18,6 +23,7 @@ from __future__ import annotations
 
 import base64
 import inspect
+import logging
 import os
 import sys
 from collections.abc import Callable, Mapping
@@ -48,6 +54,9 @@ from ..calls.slot_transport import client_with_slots
 from ..cases.spec import CaseSpec
 from ..errors import ModelError
 from .base import ModelSettings
+from .request_params import left_out_message, params_for
+
+logger = logging.getLogger(__name__)
 
 
 class OpenAIModel:
@@ -120,6 +129,7 @@ class OpenAIModel:
         )
 
     def generate(self, case: CaseSpec, params: Mapping[str, Any]) -> ModelOutput:
+        params = self._params_of_request(case, params)
         try:
             if case.task == "image_generation":
                 return self._generate_image(case, params)
@@ -135,6 +145,15 @@ class OpenAIModel:
                 raise
             raise error from exc
         raise ModelError(f"{self.name} cannot run task {case.task!r}")
+
+    def _params_of_request(self, case: CaseSpec, params: Mapping[str, Any]) -> Mapping[str, Any]:
+        """The params the case's request takes; a warning names the ones left out."""
+        kinds = {"image_generation": "images.generate", "image_editing": "images.edit"}
+        kind = kinds.get(case.task, "responses" if self.api == "responses" else "chat.completions")
+        sent, left_out = params_for(kind, params)
+        if left_out:
+            logger.warning(left_out_message(self.name, case.uid, kind, left_out))
+        return sent
 
     def _api_error(self, exc: Exception) -> ModelError | None:
         """Word an SDK exception (the SDK is loaded if one was raised); ``None`` for anything else."""

@@ -33,7 +33,7 @@ def pair_lines(comparison: Mapping[str, Any], settings: Mapping[str, Any], *, fl
     a, b = comparison["a"], comparison["b"]
     cases = comparison["cases"]
     lines = [
-        f"== B {b}  vs  A {a} ==",
+        f"== {b} (B)  vs  {a} (A) ==",
         f"cases: {cases['paired']} paired, {len(cases['only_a'])} only in A, {len(cases['only_b'])} only in B",
     ]
     # A changed judge first: differences below may be the judge's, not the model's.
@@ -65,6 +65,7 @@ def pair_lines(comparison: Mapping[str, Any], settings: Mapping[str, Any], *, fl
     if few:
         lines.append(f"few: fewer than {settings['min_pairs']} paired cases, too few for a verdict (--min-pairs)")
     lines += [""] + _flip_lines(comparison["flips"], flips_shown)
+    lines += _gate_flip_lines(comparison.get("gate_flips", ()), flips_shown)
     lines += _change_lines(comparison["changes"])
     return lines
 
@@ -111,6 +112,23 @@ def _flip_lines(flips: Sequence[Mapping[str, Any]], shown: int) -> list[str]:
         lines.append(f"  {flip['kind']:<11} {flip['case']:<{width}}{why}")
     if len(flips) > shown:
         lines.append(f"  ... {len(flips) - shown} more (--json or --html list them all)")
+    return lines
+
+
+def _gate_flip_lines(flips: Sequence[Mapping[str, Any]], shown: int) -> list[str]:
+    """Gates that flipped, inside cases that may have kept their outcome."""
+    if not flips:
+        return ["gate flips: none"]
+    worse = sum(1 for f in flips if f["kind"] == "pass->fail")
+    lines = [f"gate flips ({len(flips)}): {worse} pass->fail, {len(flips) - worse} fail->pass"]
+    wheres = [f"{f['case']} {f['gate']}" + ("" if f["gating"] else " (not gating)") for f in flips[:shown]]
+    width = max(map(len, wheres))
+    for flip, where in zip(flips[:shown], wheres, strict=True):
+        why = f"  {clip(flip['why'], 80)}" if flip["why"] else ""
+        # The case and gate first: a line here never reads like a case flip's ("  pass->fail  suite/case").
+        lines.append(f"  {where:<{width}}  {flip['kind']:<10}{why}".rstrip())
+    if len(flips) > shown:
+        lines.append(f"  ... {len(flips) - shown} more (--json lists them all)")
     return lines
 
 

@@ -4,7 +4,9 @@ Inputs are results documents (docs/results-format.md). Cases are paired by
 uid - by ``uid[model]`` when a run holds several models - and one run with
 several models is split into one side per model. Every difference is
 ``B - A`` over the cases both sides have, with a paired bootstrap interval
-(:mod:`.statistics`); pass rates come with McNemar's exact test. Timings
+(:mod:`.statistics`); pass rates come with McNemar's exact test. Flips are
+listed per case (pass, fail, error) and per gate (a gate can flip inside a
+case that failed in both runs). Timings
 (metric names ending in ``.seconds``, and a case's ``timings``) are left out:
 they measure the machine, not the model. The result is plain JSON data.
 """
@@ -147,6 +149,7 @@ def compare_pair(a: Side, b: Side, settings: Settings = Settings()) -> dict[str,
         },
         "judge_changes": judge_changes(a.judges, b.judges),
         "flips": _flips(a, b, shared),
+        "gate_flips": _gate_flips(a, b, shared),
         "changes": _changes(a, b, shared, directions, settings.top),
     }
     comparison["regressions"] = regressions(comparison, settings.alpha)
@@ -453,6 +456,34 @@ def _flips(a: Side, b: Side, keys: Sequence[str]) -> list[dict[str, Any]]:
             }
         )
     return sorted(flips, key=lambda f: (_FLIP_ORDER.index(f["kind"]), f["case"]))
+
+
+def _gate_flips(a: Side, b: Side, keys: Sequence[str]) -> list[dict[str, Any]]:
+    """Gates that passed in one run and failed in the other, case by case.
+
+    A case that failed in both runs is no case flip, though one of its gates
+    may have flipped each way: those show here.
+    """
+    flips = []
+    for key in keys:
+        before = {g["name"]: g for g in a.cases[key].get("gates", ())}
+        after = {g["name"]: g for g in b.cases[key].get("gates", ())}
+        for name in sorted(before.keys() & after.keys()):
+            x, y = bool(before[name]["passed"]), bool(after[name]["passed"])
+            if x == y:
+                continue
+            failed = after[name] if x else before[name]  # why it fails now, or why it used to
+            flips.append(
+                {
+                    "case": key,
+                    "suite": b.cases[key]["suite"],
+                    "gate": name,
+                    "kind": "pass->fail" if x else "fail->pass",
+                    "gating": bool(failed.get("gating", True)),
+                    "why": str(failed.get("reason") or "").strip().split("\n")[0],
+                }
+            )
+    return sorted(flips, key=lambda f: (f["kind"] != "pass->fail", f["case"], f["gate"]))
 
 
 def _why(case: Mapping[str, Any]) -> str:

@@ -97,6 +97,10 @@ def check(
         observed = stats["pass_rate"]
         what = "pass rate"
     else:
+        skipped = _skipped_maker(threshold.metric, suite_summary.get("skipped_graders") or {})
+        if skipped:
+            # Missed, not "not checked": a run that forgot --judge must not go green (docs/case-format.md).
+            return ThresholdResult(threshold, None, False, f"{label}: not measured: {skipped}")
         known = sorted(suite_summary["metrics"]) + sorted(suite_summary["gates"])
         errored = f"; {suite_summary['errors']} case(s) errored" if suite_summary["errors"] else ""
         return ThresholdResult(
@@ -145,6 +149,20 @@ def check(
     counted = "" if passed else f", counted as missed: {policy}"
     message = f"{met} but its {confidence * 100:g}% interval [{low:.3g}, {high:.3g}] reaches {inside} (inconclusive{counted})"
     return ThresholdResult(threshold, observed, passed, message, status="inconclusive")
+
+
+def _skipped_maker(metric: str, skipped: Mapping[str, int]) -> str:
+    """Why the grader that makes ``metric`` never ran ("" when no skipped grader makes it).
+
+    ``skipped`` maps "grader: reason" to a number of cases; a grader named ``checklist``
+    makes the gate ``checklist`` and the metrics ``checklist.*``.
+    """
+    for what, count in skipped.items():
+        grader, _, reason = what.partition(": ")
+        if metric == grader or metric.startswith(grader + "."):
+            # The reason names the fix (a skipped judge grader's says "need --judge=openai:MODEL").
+            return f"its grader {grader!r} was skipped in {count} case(s): {reason}"
+    return ""
 
 
 def _bounds_inside(threshold: Threshold, low: float | None, high: float | None) -> str:

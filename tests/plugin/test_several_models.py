@@ -196,7 +196,7 @@ def test_compare_and_merge_read_a_run_of_several_models(
     whole = pytester.path / "whole.json"
     assert compare_main([str(whole), "--resamples", "200"]) == 0
     text = capsys.readouterr().out
-    assert "== B cand  vs  A reference ==" in text  # the first --model is the baseline
+    assert "== cand (B)  vs  reference (A) ==" in text  # the first --model is the baseline
     assert "pass->fail  demo/first" in text
     merged = pytester.path / "merged.json"
     merge_main([str(merged), str(pytester.path / "s1.json"), str(pytester.path / "s2.json")])

@@ -41,6 +41,23 @@ def test_invalid_data_gets_jsonschemas_path_and_message(data: dict[str, Any], pr
     assert SchemaCheck(OPTIONS).problems(data) == [problem]
 
 
+@pytest.mark.parametrize(
+    ("data", "problems"),
+    [
+        ({"colour": 1}, [Problem(("colour",), "unknown option 'colour'; allowed: mode, names, width")]),
+        (
+            {"widht": 1, "mdoe": "fast"},
+            [
+                Problem(("mdoe",), "unknown option 'mdoe' (did you mean 'mode'?); allowed: mode, names, width"),
+                Problem(("widht",), "unknown option 'widht' (did you mean 'width'?); allowed: mode, names, width"),
+            ],
+        ),
+    ],
+)
+def test_unknown_keys_get_a_did_you_mean_when_named(data: dict[str, Any], problems: list[Problem]) -> None:
+    assert SchemaCheck(OPTIONS).problems(data, "option") == problems
+
+
 def test_problems_come_sorted_by_path() -> None:
     problems = SchemaCheck(OPTIONS).problems({"width": 0, "mode": "slow"})
     assert [p.path for p in problems] == [("mode",), ("width",)]

@@ -355,8 +355,8 @@ def test_unexpected_grader_option(suite_dir: Path) -> None:
         suite_dir, "cases:\n  - {id: a, task: image_generation, prompt: p, graders: [{use: image, options: {colour: red}}]}\n"
     )
     err = load_error(path, WIDTH_SCHEMA)
-    assert err.field == "cases[0].graders[0].options"
-    assert "colour" in err.message
+    assert err.field == "cases[0].graders[0].options.colour"
+    assert err.message == "unknown option 'colour'; allowed: width"
 
 
 def test_bad_option_in_defaults_grader(suite_dir: Path) -> None:

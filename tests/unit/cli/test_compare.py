@@ -84,6 +84,7 @@ def test_prints_intervals_pass_rates_and_flips(runs: tuple[Path, Path], capsys: 
     assert overall.split()[:5] == ["overall", "13", "100.0%", "46.2%", "-53.8%"]
     assert f"p={mcnemar_exact(7, 0):.3g} (7 A-only, 0 B-only passes) WORSE" in overall
     assert "flips (7): 6 pass->fail, 1 pass->error" in lines
+    assert "gate flips: none" in lines
     flips = [line.split(None, 2) for line in lines if line.startswith("  pass->")]
     assert flips[0] == ["pass->fail", "posters/c00", "text.found: missing 'SALE'"]
     assert flips[-1] == ["pass->error", "posters/c11", "ModelError: refused"]
@@ -146,10 +147,10 @@ def test_three_runs_and_all_pairs(runs: tuple[Path, Path], tmp_path: Path, capsy
     c.write_text(a.read_text())
     assert dispatcher.main(["compare", str(a), str(b), str(c), "--resamples", "200"]) == 0
     heads = [line for line in capsys.readouterr().out.splitlines() if line.startswith("== ")]
-    assert heads == ["== B b.json  vs  A a.json ==", "== B c.json  vs  A a.json =="]
+    assert heads == ["== b.json (B)  vs  a.json (A) ==", "== c.json (B)  vs  a.json (A) =="]
     assert dispatcher.main(["compare", str(a), str(b), str(c), "--resamples", "200", "--pairs"]) == 0
     heads = [line for line in capsys.readouterr().out.splitlines() if line.startswith("== ")]
-    assert heads[-1] == "== B c.json  vs  A b.json =="
+    assert heads[-1] == "== c.json (B)  vs  b.json (A) =="
 
 
 def test_bad_inputs_are_refused_with_the_reason(
@@ -178,4 +179,4 @@ def test_the_module_runs_on_its_own() -> None:
         check=False,
     )
     assert result.returncode == 0, result.stderr
-    assert "python -m pytest_visioneval compare" in result.stdout and "--fail-on-regression" in result.stdout
+    assert "usage: visioneval compare" in result.stdout and "--fail-on-regression" in result.stdout
