@@ -21,10 +21,12 @@ from typing import Any
 from ..artifacts import write_atomic
 from ..report.compare_html import write_compare_html
 from ..report.compare_text import compare_lines
+from ..report.markdown import compare_summary
 from ..results.compare import DEFAULT_ALPHA, DEFAULT_MIN_PAIRS, DEFAULT_TOP, Settings, compare_runs, sides_of
 from ..results.statistics import DEFAULT_CONFIDENCE, DEFAULT_RESAMPLES, DEFAULT_SEED
 from .diff import load
 from .help_text import description, prog
+from .markdown_args import add_markdown_arguments, write_markdown
 
 
 def open_fraction(text: str) -> float:
@@ -71,6 +73,7 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--fail-on-regression", action="store_true", help="exit 1 when a score or a pass rate got significantly worse")
     p.add_argument("--html", type=Path, metavar="FILE", help="also write the comparison as an HTML page")
     p.add_argument("--json", type=Path, metavar="FILE", help="also write the comparison as JSON")
+    add_markdown_arguments(p, "the comparison")
     p.add_argument("--flips", type=whole_number, default=20, help="flips listed in the terminal per pair (default 20)")
     return p
 
@@ -99,6 +102,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"compare: {exc}", file=sys.stderr)
         return 2
     show(comparison, compare_lines(comparison, flips_shown=args.flips), args, write_compare_html)
+    write_markdown(args, lambda limit: compare_summary(comparison, limit=limit))
     print()
     found = comparison["regressions"]
     if not found:

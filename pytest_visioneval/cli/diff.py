@@ -18,10 +18,12 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import ConfigError
+from ..report.markdown import diff_summary
 from ..report.terminal import delta_lines
 from ..results.baseline import DEFAULT_BASELINE_TOLERANCE, compare, describe, parse_tolerances, regressions
 from ..results.per_model import baseline_for
 from .help_text import description, prog
+from .markdown_args import add_markdown_arguments, write_markdown
 
 
 def load(path: Path) -> dict[str, Any]:
@@ -79,6 +81,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "of the value before (5%%); NAME=VALUE for one metric or gate",
     )
     parser.add_argument("--all", action="store_true", help="list unchanged values too")
+    add_markdown_arguments(parser, "the verdict and the table")
     args = parser.parse_args(argv)
     try:
         default, per_name = parse_tolerances(args.tolerance)
@@ -98,6 +101,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         deltas += found if label is None else [replace(delta, model=label) for delta in found]
     for line in delta_lines(deltas, only_changes=not args.all):
         print(line)
+    write_markdown(args, lambda limit: diff_summary(deltas, args.before.name, args.after.name, notes, limit=limit))
     bad = regressions(deltas)
     print()
     if bad:

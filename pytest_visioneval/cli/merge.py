@@ -1,7 +1,7 @@
 """Merge the results of several shards into one report and one verdict.
 
     python -m pytest_visioneval merge merged.json shard-1.json shard-2.json ... \\
-        [--fail-under SUITE.METRIC=VALUE ...] [--report report.html [--embed]]
+        [--fail-under SUITE.METRIC=VALUE ...] [--report report.html [--embed]] [--markdown summary.md]
 
 Cases are concatenated (a case present in two shards is an error: the
 shards overlap); aggregates, benchmark scores, usage, timings, case-file
@@ -30,6 +30,7 @@ from ..cases.spec import Threshold
 from ..errors import ConfigError
 from ..report import results_json, terminal
 from ..report.artifact_paths import Relocation, relocate
+from ..report.markdown import run_summary
 from ..results.aggregate import aggregate, benchmark_scores, timings
 from ..results.per_model import evaluate_per_model, flat_benchmarks, labels_of, model_sections
 from ..results.statistics import DEFAULT_CONFIDENCE
@@ -38,6 +39,7 @@ from ..results.verdict import Verdict, decide
 from .diff import load
 from .help_text import description, prog
 from .html import add_report_arguments, check_report_arguments, report_missing, write_report
+from .markdown_args import add_markdown_arguments, write_markdown
 
 
 def merge(documents: Sequence[dict[str, Any]], cli_thresholds: Sequence[Any]) -> dict[str, Any]:
@@ -107,6 +109,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--fail-under", action="append", default=[], metavar="SUITE.METRIC=VALUE")
     parser.add_argument("--report", type=Path, help="also write the HTML report here (images in <report>_files/)")
     add_report_arguments(parser)
+    add_markdown_arguments(parser, "the summary")
     args = parser.parse_args(argv)
     check_report_arguments(parser, args)
     try:
@@ -119,6 +122,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     results_json.write(args.output, merged)
     if args.report is not None:
         write_report(merged, args.report, args)
+    write_markdown(args, lambda limit: run_summary(merged, title="visioneval merge", limit=limit))
     for line in terminal.render(merged["aggregates"], _verdict_of(merged), models=merged.get("models")):
         print(line)
     return int(merged["exit"]["status"])
