@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import pytest
 
 from ..calls.layer import CallLayer
 from ..calls.slot_server import SlotServer
 from . import fixtures as _fixtures
-from . import gc_freeze, logger_registry, sdk_preload
+from . import gc_freeze, help_groups, logger_registry, markdown_option, sdk_preload
 from .call_options import (
     SLOTS_WORKERINPUT_KEY,
     add_call_options,
@@ -43,10 +43,24 @@ _slot_server_key = pytest.StashKey[SlotServer]()
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
-    add_options(parser)
-    add_ci_options(parser)
-    add_call_options(parser)
-    add_regrade_option(parser)
+    # Each option lands in its --help group (or behind --eval-help-all): see help_groups.PLACES.
+    routed = help_groups.RoutedParser(parser)
+    declare = cast(pytest.Parser, routed)
+    add_options(declare)
+    add_ci_options(declare)
+    add_call_options(declare)
+    add_regrade_option(declare)
+    markdown_option.add_options(declare)
+    help_groups.add_help_all_option(routed)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_cmdline_main(config: pytest.Config) -> int | None:
+    """``--eval-help-all``: every option of the plugin, the advanced ones too; nothing runs."""
+    if not config.getoption(help_groups.HELP_ALL_DEST, False):
+        return None
+    print("\n".join(help_groups.help_all_lines()))
+    return 0
 
 
 def pytest_configure(config: pytest.Config) -> None:

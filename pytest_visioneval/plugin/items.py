@@ -19,7 +19,8 @@ from typing import Any
 import pytest
 
 from ..cases import CaseSpec
-from ..cases.spec import SuiteSpec
+from ..cases.problems import combined
+from ..cases.spec import GraderSpec, SuiteSpec
 from ..errors import CaseFileError
 from ..graders import grader_types
 from ..protocols.case_files import load_case_file
@@ -111,27 +112,48 @@ class CaseFile(pytest.Module):
                 yield item
 
     def _check(self, suite: SuiteSpec) -> None:
+        """What only the graders know (a grader that cannot grade a case's task...): every problem at once."""
         seen = self.config.stash.setdefault(_seen_uids_key, {})
         types_ = grader_types()
+        problems: list[CaseFileError] = []
         for index, case in enumerate(suite.cases):
             where = f"{case.source}:{case.line}"
             if case.uid in seen and seen[case.uid] != where:
-                raise CaseFileError(
-                    self.path,
-                    f"case {case.uid!r} is also defined at {seen[case.uid]}",
-                    line=case.line,
-                    field=f"cases[{index}].id",
+                problems.append(
+                    CaseFileError(
+                        self.path,
+                        f"case {case.uid!r} is also defined at {seen[case.uid]}",
+                        line=case.line,
+                        field=f"cases[{index}].id",
+                    )
                 )
             seen[case.uid] = where
             for grader in case.graders:
                 problem = types_[grader.use].check_case(case, grader.options)
                 if problem:
-                    raise CaseFileError(self.path, problem, line=case.line, field=f"cases[{index}] grader {grader.name!r}")
+                    fix = f" (a case can take it back: {{use: {grader.name}, drop: true}})" if _inherited(suite, grader) else ""
+                    field = f"cases[{index}] grader {grader.name!r}"
+                    problems.append(CaseFileError(self.path, problem + fix, line=case.line, field=field))
+        if problems:
+            raise combined(problems)
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException]) -> Any:  # type: ignore[override]
         if isinstance(excinfo.value, CaseFileError):
-            return str(excinfo.value)
+            return _shown_from_rootdir(str(excinfo.value), self.path, self.config.rootpath)
         return super().repr_failure(excinfo)
+
+
+def _shown_from_rootdir(text: str, path: Path, root: Path) -> str:
+    """Each problem line's file as the user typed it (``cases/bad.eval.yaml:5: ...``), not its absolute path."""
+    if not path.is_relative_to(root):
+        return text
+    absolute, relative = f"{path}:", f"{path.relative_to(root)}:"
+    return "\n".join(relative + line[len(absolute) :] if line.startswith(absolute) else line for line in text.split("\n"))
+
+
+def _inherited(suite: SuiteSpec, grader: GraderSpec) -> bool:
+    """Whether ``grader`` may come from the file's ``defaults`` (which a case can drop)."""
+    return grader.name in suite.default_graders
 
 
 class CaseItem(pytest.Function):
@@ -155,6 +177,14 @@ class CaseItem(pytest.Function):
 
     def reportinfo(self) -> tuple[Path, int | None, str]:
         return self.path, self.case.line - 1, f"case {self.name}"
+
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> Any:  # type: ignore[override]
+        # A case that fails its gates (or its snapshots, or the mutation self-test) has reasons, not a
+        # traceback: run_case says them with pytest.fail(pytrace=False), and they are the whole report,
+        # without pytest's "All traceback entries are hidden" line. Anything else keeps its traceback.
+        if isinstance(excinfo.value, pytest.fail.Exception) and not excinfo.value.pytrace:
+            return str(excinfo.value.msg)
+        return super().repr_failure(excinfo, style)
 
 
 def _structure_sweep_id(item: pytest.Item) -> None:

@@ -19,6 +19,7 @@ from ..errors import ConfigError
 from ..judges.client import RESPONSE_FORMATS, JudgeSettings
 from ..models.base import ModelSettings
 from ..models.registry import available_providers
+from ..mutants.settings import DEFAULT_PER_FAMILY, DEFAULT_SEED, FAMILIES, MutationSettings
 from ..results.thresholds import parse_threshold
 from .model_choices import ModelChoice, parse_model_choices
 from .option_values import option_path, option_value
@@ -48,7 +49,7 @@ class Settings:
     chromium: str | None = None
     render_pages: int | None = None  # --render-pages: pages working at once per worker's browser (None: the renderer's 4)
     snapshot_kinds: frozenset[str] = frozenset()
-    mutants: bool = False  # --eval-mutants: the mutation self-test instead of a normal run
+    mutants: MutationSettings | None = None  # --eval-mutants (with its seed and number per family): the self-test
     summary: str = "compact"  # --eval-summary: compact (full under -v), full or none
     flaky_spread: Mapping[str, float] = field(default_factory=dict)  # --eval-flaky-spread: metric (or *) -> largest std
     labels: Path | None = None  # --eval-labels: people's labels of judged values (a CSV, as the agreement command reads)
@@ -256,6 +257,27 @@ def add_options(parser: pytest.Parser) -> None:
         "or --model=replay:DIR) with the deterministic gates only, and report what the gates miss or wrongly fail",
     )
     both(
+        "--eval-mutants-seed",
+        "visioneval_mutants_seed",
+        f"the seed the self-test's mutants are drawn from (default {DEFAULT_SEED}); the same seed makes the same mutants",
+        metavar="N",
+    )
+    both(
+        "--eval-mutants-per-family",
+        "visioneval_mutants_per_family",
+        f"mutants drawn per property family and case in the self-test (default {DEFAULT_PER_FAMILY}; "
+        "more measure the gates on more random instances, and take longer)",
+        metavar="N",
+    )
+    both(
+        "--eval-mutants-family",
+        "visioneval_mutants_families",
+        f"draw only this property family in the self-test (repeatable; default every family): {', '.join(FAMILIES)}",
+        action="append",
+        metavar="NAME",
+        ini_type="args",
+    )
+    both(
         "--eval-summary",
         "visioneval_summary",
         "the scores section of the terminal summary: compact (default; one row per suite and per protocol; "
@@ -337,6 +359,34 @@ def _optional_int(config: pytest.Config, name: str) -> int | None:
         raise ConfigError(f"{name} must be a whole number, got {raw!r}") from None
 
 
+def _mutation_settings(config: pytest.Config) -> MutationSettings | None:
+    """``--eval-mutants`` with its seed and number per family; None without it (the two alone are refused)."""
+    seed = _optional_int(config, "visioneval_mutants_seed")
+    per_family = _optional_int(config, "visioneval_mutants_per_family")
+    if not config.getoption("visioneval_mutants", False):
+        # On the command line without --eval-mutants they would be ignored: say so (an ini value is left alone).
+        flags = (
+            ("--eval-mutants-seed", "visioneval_mutants_seed"),
+            ("--eval-mutants-per-family", "visioneval_mutants_per_family"),
+            ("--eval-mutants-family", "visioneval_mutants_families"),
+        )
+        given = [flag for flag, dest in flags if config.getoption(dest) is not None]
+        if given:
+            raise ConfigError(f"{' and '.join(given)} only mean something with --eval-mutants")
+        return None
+    if per_family is not None and per_family < 1:
+        raise ConfigError(f"visioneval_mutants_per_family (--eval-mutants-per-family) must be at least 1, got {per_family}")
+    families = tuple(str(f) for f in option_value(config, "visioneval_mutants_families") or ())
+    unknown = sorted(set(families) - set(FAMILIES))
+    if unknown:
+        raise ConfigError(f"--eval-mutants-family: no family {', '.join(unknown)}; the families are {', '.join(FAMILIES)}")
+    return MutationSettings(
+        seed=DEFAULT_SEED if seed is None else seed,
+        per_family=DEFAULT_PER_FAMILY if per_family is None else per_family,
+        families=families,
+    )
+
+
 def parse_param(text: str) -> tuple[str, Any]:
     key, sep, raw = text.partition("=")
     if not sep or not key.strip():
@@ -409,7 +459,7 @@ def _build(config: pytest.Config) -> Settings:
     render_pages = _optional_int(config, "visioneval_render_pages")
     if render_pages is not None and render_pages < 1:
         raise ConfigError(f"visioneval_render_pages (--render-pages) must be at least 1, got {render_pages}")
-    mutants = bool(config.getoption("visioneval_mutants", False))
+    mutants = _mutation_settings(config)
     if mutants and len(models) > 1:
         raise ConfigError("--eval-mutants tests the gates on one known-good output: give one --model")
     if mutants and model.partition(":")[0] not in MUTANT_SOURCES:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import time
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +19,7 @@ import pytest
 from ..calls.usage import judge_provenance, total_usage
 from ..errors import VisionEvalError
 from ..report import results_json, terminal
+from ..report.view_text import fit_lines
 from ..results.aggregate import aggregate, benchmark_scores
 from ..results.baseline import Delta, compare, describe, regressions
 from ..results.compare import judge_changes
@@ -26,6 +27,7 @@ from ..results.mutation import mutation_summary
 from ..results.per_model import baseline_deltas, baseline_for, evaluate_per_model, flat_benchmarks, labels_of, model_sections
 from ..results.thresholds import ThresholdResult, evaluate_thresholds, file_thresholds
 from ..results.verdict import Verdict, decide, run_warnings
+from . import junit_xml, markdown_option
 from .call_options import call_layer_key
 from .ci_options import CiSettings
 from .items import is_case_file
@@ -77,6 +79,7 @@ class EvalSession:
     # -- reports ---------------------------------------------------------
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        junit_xml.name_case_class(self.config, report, self.settings.case_globs)
         payload = _take_payload(report)
         state = self._state.setdefault(report.nodeid, {"status": "passed", "duration": 0.0, "text": None})
         state["duration"] += float(getattr(report, "duration", 0.0) or 0.0)
@@ -165,7 +168,8 @@ class EvalSession:
             self.verdict = dataclasses.replace(self.verdict, exit_status=status, reasons=reasons)
         session.exitstatus = self.verdict.exit_status
         self._report_run_checks(session, [t for t in results if not t.passed], regressed, calibration)
-        if self.settings.results_path is not None or self.ci.report is not None:
+        markdown = markdown_option.markdown_path(self.config)
+        if self.settings.results_path is not None or self.ci.report is not None or markdown is not None:
             document = results_json.build(
                 self.run_info(),
                 records,
@@ -186,6 +190,8 @@ class EvalSession:
                 from ..report.html_report import write_html_report
 
                 write_html_report(document, self.ci.report, embed=self.ci.report_embed)
+            if markdown is not None:
+                markdown_option.write_run_markdown(self.config, document, self.deltas, self.ci.baseline)
 
     def _settle_calls(self, records: list[dict[str, Any]]) -> list[str]:
         """Submit what the run queued for provider batches; note which cases were not evaluated and why.
@@ -293,86 +299,92 @@ class EvalSession:
         lines = [f"threshold {t.status}: {t.message}" for t in missed]
         lines += [f"regression against the baseline: {r}" for r in regressed]
         lines += [f"judge-human agreement below its floor: {c}" for c in calibration]
-        reports = [
-            pytest.TestReport(
-                nodeid=RUN_CHECKS_NODEID,
-                location=("visioneval", None, "thresholds"),
-                keywords={"visioneval": 1},
-                outcome=outcome,  # type: ignore[arg-type]
-                longrepr="\n".join(lines) if outcome == "failed" else None,
-                when=when,  # type: ignore[arg-type]
-                duration=0.0,
-            )
-            for when, outcome in (("call", "failed"), ("teardown", "passed"))
-        ]
+        reports = [_run_checks_report(when, outcome, lines) for when, outcome in (("call", "failed"), ("teardown", "passed"))]
         # Straight to the JUnit writer and the terminal's counts: through the logreport hook the
         # terminal would also print a progress letter after its 100% line.
         terminal_reporter = session.config.pluginmanager.get_plugin("terminalreporter")
-        junit = _junit_writer(session.config)
+        junit = junit_xml.writer(session.config)
         if terminal_reporter is None or (junit is None and getattr(session.config.option, "xmlpath", None)):
             for report in reports:  # the general path, for whatever else listens
                 session.config.hook.pytest_runtest_logreport(report=report)
             return
         for report in reports if junit is not None else ():
-            junit.pytest_runtest_logreport(report)
+            junit.pytest_runtest_logreport(report)  # JUnit: every check whole, it is all a CI page shows
+        if self._summary_mode() != "none":
+            # The terminal lists each check once, in its scores section: the card and the short
+            # summary line count them and point there.
+            reports[0] = _run_checks_report("call", "failed", _run_checks_pointer(missed, regressed, calibration))
         terminal_reporter.stats.setdefault("failed", []).append(reports[0])
+
+    @property
+    def _checks_listed(self) -> bool:
+        """Whether the failed thresholds are listed whole above the exit-status line (in the scores,
+        or with --eval-summary=none in the visioneval::thresholds card, made for every complete run)."""
+        return self._summary_mode() != "none" or self.incomplete is None
+
+    # (pytest only registers methods named pytest_*; specname maps this one to the hook.)
+    @pytest.hookimpl(wrapper=True, tryfirst=True, specname="pytest_terminal_summary")
+    def pytest_terminal_summary_first(self, terminalreporter: Any) -> Any:
+        """Before pytest prints the failures' and errors' cards: take the xdist worker off each case's report.
+
+        pytest starts the card of a report that has one with ``[gw0] linux -- Python 3.x /path/python``:
+        about the machine, never about the case. By now the JUnit writer (which keys its test cases
+        by it) and the progress lines are done with it.
+        """
+        for report in (*terminalreporter.stats.get("failed", ()), *terminalreporter.stats.get("error", ())):
+            if hasattr(report, "node") and _identity_from_nodeid(report.nodeid, self.settings.case_globs, ()) is not None:
+                del report.node
+        return (yield)
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
         if self.aggregates is None or self.verdict is None:
             return
         if not self.records and not self.verdict.thresholds:
             return
-        mode = self.settings.summary
-        if mode == "compact" and self.config.get_verbosity() > 0:
-            mode = "full"
-        width = max(60, int(getattr(getattr(terminalreporter, "_tw", None), "fullwidth", 100)))
+        mode, width = self._summary_mode(), _width(terminalreporter)
+
+        def write(lines: list[str], **markup: bool) -> None:
+            for line in fit_lines(lines, width):  # whole, at any width: wrapped, never cut
+                terminalreporter.write_line(line, **markup)
+
         terminalreporter.section("visioneval scores")
         if self.incomplete is not None:
-            for line in terminal.incomplete_lines(self.incomplete, len(self.expected)):
-                terminalreporter.write_line(line, red=True)
+            write(terminal.incomplete_lines(self.incomplete, len(self.expected), width=width), red=True)
         if self.not_evaluated is not None:
-            for line in terminal.not_evaluated_lines(self.not_evaluated):
-                terminalreporter.write_line(line, yellow=True)
+            write(terminal.not_evaluated_lines(self.not_evaluated, width=width), yellow=True)
         if mode == "full":
-            for line in terminal.render(self.aggregates, self.verdict, with_verdict=False, models=self.models):
-                terminalreporter.write_line(line)
+            write(terminal.render(self.aggregates, self.verdict, with_verdict=False, models=self.models, width=width))
         elif mode == "compact":
-            for line in terminal.compact_lines(self.aggregates, self.benchmarks, width, self.models):
-                terminalreporter.write_line(line)
-            for line in terminal.compact_threshold_lines(self.verdict):
-                terminalreporter.write_line(line)
+            write(
+                terminal.compact_lines(self.aggregates, self.benchmarks, width, self.models, _not_gating(self.records.values()))
+            )
+            write(terminal.compact_threshold_lines(self.verdict, width=width))
         if self.agreement is not None and mode != "none":
-            terminalreporter.write_line("")
-            for line in terminal.agreement_lines(self.agreement, width):
-                terminalreporter.write_line(line)
+            write(["", *terminal.agreement_lines(self.agreement, width)])
         if self.usage.get("kinds") and mode != "none":
-            terminalreporter.write_line("")
-            for line in terminal.usage_lines(self.usage):
-                terminalreporter.write_line(line)
+            write(["", *terminal.usage_lines(self.usage, width)])
         if (self.batches or self.budget) and mode != "none":
-            for line in terminal.batch_and_budget_lines(self.batches, self.budget):
-                terminalreporter.write_line(line)
+            write(terminal.batch_and_budget_lines(self.batches, self.budget, width))
         if self.benchmarks and mode == "full":
-            terminalreporter.write_line("")
-            for line in terminal.benchmark_lines(self.benchmarks):
-                terminalreporter.write_line(line)
+            write(["", *terminal.benchmark_lines(self.benchmarks, width)])
         if self.mutation.get("suites"):
             terminalreporter.write_line("")
             for line in terminal.mutation_lines(self.mutation):
                 terminalreporter.write_line(line)
         if self.ci.baseline is not None:
-            terminalreporter.write_line("")
-            terminalreporter.write_line(f"against the baseline {self.ci.baseline} (changes only)")
-            for line in terminal.delta_lines(self.deltas, only_changes=True):
-                terminalreporter.write_line(line)
+            write(["", f"against the baseline {self.ci.baseline} (changes only)"])
+            write(terminal.delta_lines(self.deltas, only_changes=True, width=width))
         for label, path in (("results JSON", self.settings.results_path), ("HTML report", self.ci.report)):
-            if path is not None:
+            if path is not None:  # whole on one line, however long: a path is copied (and grepped) with its label
                 terminalreporter.write_line(f"{label}: {path}")
-        reasons = terminal.reason_lines(self.verdict, width)
-        if reasons:
-            terminalreporter.write_line("")
-        for line in reasons:
-            terminalreporter.write_line(line, yellow=line.startswith("WARNING"), red=line.startswith("why"))
+        warnings = terminal.warning_lines(self.verdict, width)
+        if warnings:
+            write(["", *warnings], yellow=True)
+
+    def _summary_mode(self) -> str:
+        """--eval-summary, where -v turns compact into full."""
+        mode = self.settings.summary
+        return "full" if mode == "compact" and self.config.get_verbosity() > 0 else mode
 
     # (pytest only registers methods named pytest_*; specname maps this one to the hook.)
     @pytest.hookimpl(wrapper=True, tryfirst=True, specname="pytest_sessionfinish")
@@ -385,7 +397,10 @@ class EvalSession:
         result = yield
         reporter = self.config.pluginmanager.get_plugin("terminalreporter")
         if reporter is not None and self.verdict is not None and (self.records or self.verdict.thresholds):
-            reporter.write_line(terminal.verdict_line(self.verdict))
+            # A failed threshold is named only: its whole message is listed above, in the scores or in
+            # the visioneval::thresholds card (--eval-summary=none).
+            for line in terminal.verdict_lines(self.verdict, _width(reporter), listed_above=self._checks_listed):
+                reporter.write_line(line)
         return result
 
 
@@ -416,13 +431,46 @@ def not_evaluated_section(records: list[dict[str, Any]], batches: dict[str, Any]
     return {"cases": cases, "by_reason": by_reason, "summary": "NOT EVALUATED: " + "; ".join(parts)}
 
 
-def _junit_writer(config: pytest.Config) -> Any:
-    """The ``--junitxml`` writer of this run, or ``None`` (none asked for, or pytest moved its key)."""
-    try:
-        from _pytest.junitxml import xml_key
-    except ImportError:  # pragma: no cover - a pytest without it: the hook path is used
-        return None
-    return config.stash.get(xml_key, None)
+def _run_checks_report(when: str, outcome: str, lines: list[str]) -> pytest.TestReport:
+    return pytest.TestReport(
+        nodeid=RUN_CHECKS_NODEID,
+        location=("visioneval", None, "thresholds"),
+        keywords={"visioneval": 1},
+        outcome=outcome,  # type: ignore[arg-type]
+        longrepr="\n".join(lines) if outcome == "failed" else None,
+        when=when,  # type: ignore[arg-type]
+        duration=0.0,
+    )
+
+
+def _run_checks_pointer(missed: list[ThresholdResult], regressed: list[str], calibration: list[str]) -> list[str]:
+    """The terminal's card of visioneval::thresholds: what failed, counted (its first line is the
+    short summary's, kept short), and where each is listed."""
+    counts = [
+        f"{sum(1 for t in missed if t.status == 'missed')} threshold(s) missed",
+        f"{sum(1 for t in missed if t.status != 'missed')} threshold(s) inconclusive, counted as missed",
+        f"{len(regressed)} regression(s) against the baseline",
+        f"{len(calibration)} judge-human agreement floor(s) not met",
+    ]
+    found = [text for text in counts if not text.startswith("0 ")]
+    first = found[0] if len(found) == 1 else f"{len(missed) + len(regressed) + len(calibration)} run-level checks failed"
+    listed = "each is listed under 'visioneval scores' below"
+    return [first, *(found if len(found) > 1 else ()), listed]
+
+
+def _not_gating(records: Iterable[dict[str, Any]]) -> frozenset[str]:
+    """Gates that never decide a case: every case that has them runs their grader with ``gate: false``."""
+    gating: dict[str, bool] = {}
+    for record in records:
+        for gate in record.get("gates", ()):
+            gating[gate["name"]] = gating.get(gate["name"], False) or bool(gate.get("gating", True))
+    return frozenset(name for name, decides in gating.items() if not decides)
+
+
+def _width(terminalreporter: Any) -> int:
+    """The terminal's width (COLUMNS, else the terminal's, else 80), as pytest's own lines use it."""
+    writer = getattr(terminalreporter, "_tw", None)
+    return max(40, int(getattr(writer, "fullwidth", 80)))
 
 
 def _take_payload(report: pytest.TestReport) -> dict[str, Any] | None:
@@ -435,7 +483,7 @@ def _take_payload(report: pytest.TestReport) -> dict[str, Any] | None:
         else:
             kept.append((name, value))
     if payload is not None:
-        kept += [(f"visioneval.gate.{g['name']}", "passed" if g["passed"] else "failed") for g in payload.get("gates", ())]
+        kept += [junit_xml.gate_property(g) for g in payload.get("gates", ())]
         kept += [(f"visioneval.metric.{m['name']}", m["value"]) for m in payload.get("metrics", ())]
         report.user_properties = kept
     return payload
@@ -467,7 +515,8 @@ def _text(report: pytest.TestReport) -> str | None:
         return None
     if report.skipped and isinstance(report.longrepr, tuple):
         return str(report.longrepr[2])
-    text = report.longreprtext
+    # str(), not longreprtext: that one starts with the xdist worker's "[gw0] linux -- Python ..." line.
+    text = "" if report.longrepr is None else str(report.longrepr).strip()
     return text[:_MESSAGE_LIMIT] if text else None
 
 

@@ -147,12 +147,21 @@
       img.title = width ? `${label} (${width}×${height}), click for full size` : label;
       img.dataset.image = String(index);
       img.src = thumb;
-      fig.append(img, el("figcaption", null, label));
-      if (note) fig.append(el("figcaption", "note", note));
+      fig.append(img, figcaption(null, label));
+      if (note) fig.append(figcaption("note", note));
     } else {
-      fig.append(el("div", "missing", note), el("figcaption", null, label));
+      fig.append(el("div", "missing", note), figcaption(null, label));
     }
     return fig;
+  }
+
+  // A caption breaks between words ("area outside", never "area o / utside"); only a word wider
+  // than the figure (a long file name) is broken inside. Set here, over the stylesheet's break-all.
+  function figcaption(cls, text) {
+    const node = el("figcaption", cls, text);
+    node.style.wordBreak = "normal";
+    node.style.overflowWrap = "anywhere";
+    return node;
   }
 
   function figures(title, items) {

@@ -14,6 +14,13 @@ from PIL import Image, ImageDraw
 from pytest_visioneval.report.results_json import results_schema
 from tests.conftest import draw_png, read_json
 
+
+@pytest.fixture(autouse=True)
+def _wide_terminal(monkeypatch: pytest.MonkeyPatch) -> None:
+    """200 columns: these tests read a threshold's, a table's or the exit status's whole text on one line
+    (at 80 columns the summary wraps them; test_first_hour_summary.py reads it there)."""
+    monkeypatch.setenv("COLUMNS", "200")
+
 CASES = 6
 BOX_COLOR = (200, 30, 30)
 SPREAD_YAML = """\

@@ -15,6 +15,13 @@ from pytest_visioneval.cli.merge import main as merge_main
 from pytest_visioneval.report.results_json import results_schema
 from tests.conftest import draw_png, read_json
 
+
+@pytest.fixture(autouse=True)
+def _wide_terminal(monkeypatch: pytest.MonkeyPatch) -> None:
+    """200 columns: these tests read a threshold's, a table's or the exit status's whole text on one line
+    (at 80 columns the summary wraps them; test_first_hour_summary.py reads it there)."""
+    monkeypatch.setenv("COLUMNS", "200")
+
 TWO_MODELS = ["--model=reference", "--model=cand=replay:cand"]
 
 
@@ -86,7 +93,6 @@ def test_each_case_runs_once_per_model_with_its_own_numbers(
 def test_the_compact_summary_puts_the_models_side_by_side(
     pytester: pytest.Pytester, candidate: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setenv("COLUMNS", "100")  # room for the model column and the pass rates' intervals, uncut
     result = pytester.runpytest("cases", *TWO_MODELS)
     result.stdout.re_match_lines(
         [

@@ -16,6 +16,8 @@ from pytest_visioneval.report.terminal import (
     render,
     table,
     verdict_line,
+    verdict_lines,
+    warning_lines,
 )
 from pytest_visioneval.results.aggregate import aggregate
 from pytest_visioneval.results.thresholds import evaluate_thresholds
@@ -205,3 +207,95 @@ def test_benchmark_scores_print_their_interval() -> None:
     assert lines[-1].split() == ["all", "0.75", "[0.5,", "0.938]", "(n=4)"]
     del stats["ci_low"], stats["ci_high"]  # scores recorded before intervals
     assert benchmark_lines({"bizgeneval": result})[-1].split() == ["all", "0.75", "(n=4)"]
+
+
+# -- fitting the width: wrapped or laid out narrower, never cut --
+
+
+def _gates_record(uid: str, failed: tuple[str, ...], gating: bool = True) -> dict[str, Any]:
+    names = ("image.decodes", "image.size", "ocr.text_present", "locality.preserved")
+    return {
+        "uid": uid,
+        "suite": uid.split("/")[0],
+        "protocol": "cookbook",
+        "status": "failed" if failed else "passed",
+        "tags": [],
+        "metrics": [],
+        "gates": [{"name": n, "passed": n not in failed, "gating": gating} for n in names],
+    }
+
+
+@pytest.fixture
+def failing() -> dict[str, Any]:
+    return aggregate(
+        [
+            _gates_record("checkout-buttons/a", ("ocr.text_present", "image.size")),
+            _gates_record("checkout-buttons/b", ("ocr.text_present",)),
+            _gates_record("logo-edits/c", ("locality.preserved",)),
+        ]
+    )
+
+
+def test_the_suites_table_keeps_its_failed_gates_column_when_it_fits(failing: dict[str, Any]) -> None:
+    lines = compact_lines(failing, {}, width=200)
+    assert lines[0].split()[-2:] == ["failed", "gates"]
+    assert lines[1].endswith("ocr.text_present (2), image.size (1)")
+    assert lines[2].endswith("locality.preserved (1)")
+
+
+def test_too_narrow_for_the_column_the_failed_gates_go_below_the_table(failing: dict[str, Any]) -> None:
+    lines = compact_lines(failing, {}, width=80)
+    assert lines[0].split()[-2:] == ["pass", "rate"]
+    assert "failed gates in checkout-buttons: ocr.text_present (2), image.size (1)" in lines
+    assert "failed gates in logo-edits: locality.preserved (1)" in lines
+    assert all(len(line) <= 80 and "\u2026" not in line and "..." not in line for line in lines)
+
+
+def test_too_narrow_for_the_table_each_suite_is_one_wrapped_entry(failing: dict[str, Any]) -> None:
+    lines = compact_lines(failing, {}, width=50)
+    assert all(len(line) <= 50 for line in lines)
+    text = " ".join(line.strip() for line in lines)
+    assert (
+        "checkout-buttons: 2 cases, 0 passed, 2 failed, 0 errors; pass rate 0.0% [0.0, 65.8]; "
+        "failed gates: ocr.text_present (2), image.size (1)"
+    ) in text
+    assert "all: 3 cases, 0 passed, 3 failed, 0 errors; pass rate 0.0% [0.0, 56.1]" in text
+
+
+def test_a_gate_that_decides_no_case_is_marked_among_the_failed_ones() -> None:
+    aggregates = aggregate([_gates_record("s/a", ("image.size",), gating=False), _gates_record("s/b", ("ocr.text_present",))])
+    row = compact_lines(aggregates, {}, width=200, not_gating={"image.size"})[1]
+    assert row.endswith("ocr.text_present (1), image.size (1, not gating)")
+
+
+def test_the_exit_status_names_missed_thresholds_and_wraps_whole(spread: dict[str, Any]) -> None:
+    thresholds = [
+        Threshold("ui", "sim.score", min=0.99, source="--eval-fail-under"),
+        Threshold("ui", "image.decodes", min=1.0, source="f:2"),
+    ]
+    verdict = decide(0, evaluate_thresholds(thresholds, [], spread), {})
+    assert verdict_line(verdict) == (
+        "visioneval: exit status 1: 2 threshold(s) missed: ui.sim.score: mean 0.933333 < 0.99 (short by 0.0567); "
+        "ui.image.decodes: pass rate 0.833333 < 1 (short by 0.167)"
+    )  # every reason whole, for a reader without the thresholds' lines (the merge command)
+    named = verdict_lines(verdict, 60)
+    assert named == ["visioneval: exit status 1: 2 threshold(s) missed:", "    ui.sim.score, ui.image.decodes"]
+    # A reason that is not what decide() wrote for these thresholds is kept whole.
+    other = Verdict(verdict.thresholds, 1, ("1 threshold(s) missed: written elsewhere",))
+    assert verdict_lines(other, 200) == ["visioneval: exit status 1: 1 threshold(s) missed: written elsewhere"]
+
+
+def test_threshold_lines_wrap_with_their_source_last(spread: dict[str, Any]) -> None:
+    verdict = decide(
+        0, evaluate_thresholds([Threshold("ui", "sim.score", min=0.9, source="cases/ui.eval.yaml:4")], [], spread), {}
+    )
+    lines = compact_threshold_lines(verdict, width=80)
+    assert lines[2:] == [
+        "  INCONCLUSIVE ui.sim.score: mean 0.933333 >= 0.9 but its 95% interval [0.8, 1]",
+        "      reaches below 0.9 (inconclusive)  [cases/ui.eval.yaml:4]",
+    ]
+
+
+def test_warnings_are_wrapped_not_cut() -> None:
+    lines = warning_lines(Verdict(warnings=("no --judge: " + "judge graders did not run " * 6,)), 80)
+    assert len(lines) == 3 and all(len(line) <= 80 for line in lines) and lines[1].startswith("    ")
