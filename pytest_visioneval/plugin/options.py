@@ -17,6 +17,7 @@ import yaml
 from ..cases.spec import Threshold
 from ..errors import ConfigError
 from ..judges.client import RESPONSE_FORMATS, JudgeSettings
+from ..judges.content import DEFAULT_MAX_IMAGES, DEFAULT_MAX_SIDE
 from ..models.base import ModelSettings
 from ..models.registry import available_providers
 from ..mutants.settings import DEFAULT_PER_FAMILY, DEFAULT_SEED, FAMILIES, MutationSettings
@@ -200,10 +201,10 @@ def add_options(parser: pytest.Parser) -> None:
     both(
         "--judge-max-image-side",
         "visioneval_judge_max_image_side",
-        "images are downscaled to this longest side (default 1024)",
+        f"images are downscaled to this longest side (default {DEFAULT_MAX_SIDE})",
         metavar="PX",
     )
-    both("--judge-max-images", "visioneval_judge_max_images", "most images one judge request may carry (default 12)", metavar="N")
+    both("--judge-max-images", "visioneval_judge_max_images", f"most images one judge request may carry (default {DEFAULT_MAX_IMAGES})", metavar="N")
     both(
         "--eval-flaky-spread",
         "visioneval_flaky_spread",
@@ -444,8 +445,8 @@ def _build(config: pytest.Config) -> Settings:
         max_retries=model_settings.max_retries,
         reply_retries=_number(config, "visioneval_judge_retries", 2, int),
         response_format=str(option_value(config, "visioneval_judge_response_format") or "json_schema"),
-        max_side=max(64, _number(config, "visioneval_judge_max_image_side", 1024, int)),
-        max_images=max(1, _number(config, "visioneval_judge_max_images", 12, int)),
+        max_side=max(64, _number(config, "visioneval_judge_max_image_side", DEFAULT_MAX_SIDE, int)),
+        max_images=max(1, _number(config, "visioneval_judge_max_images", DEFAULT_MAX_IMAGES, int)),
         temperature=_number(config, "visioneval_judge_temperature", 0.0, float),
         seed=_optional_int(config, "visioneval_judge_seed"),
     )
