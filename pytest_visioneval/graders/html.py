@@ -29,11 +29,16 @@ alt; 1.0 for a page without images, in line with ``img_alt`` passing it).
 
 What is judged: when the case is rendered (``render``), what rendered. The
 ``<img>`` gates and ``required_selectors`` read the DOM after the page's scripts
-ran (``dom-snapshot.txt``), and ``required_text`` reads the text the renderer
-measured as visible (``render.json``: text under ``display: none``,
-``visibility: hidden`` or ``opacity: 0`` does not count); a page whose text could
-not be measured fails ``required_text``. ``parses`` always reads the page's source,
-because Chromium wraps anything, even prose, in ``<html><body>``.
+ran (``dom-snapshot.txt``), and ``required_text`` reads the text a person sees at
+the capture, as the renderer measured it right after the screenshots
+(``render.json``: text hidden by CSS, covered by another element, clipped away,
+off-screen or the colour of what is beneath it does not count, nor text that is
+not there yet). A string that is missing is named with why: "'Add to cart' is
+covered by div#loading-overlay at the capture (2.0 s after load)", "'$49' is
+hidden (display:none on section#main) ...", "'Buy now' is not on the page at the
+capture ...". A page whose text could not be measured fails ``required_text``.
+``parses`` always reads the page's source, because Chromium wraps anything, even
+prose, in ``<html><body>``.
 
 Without ``render``, the page's source: visible text is the text of ``<body>``
 content outside ``<head>``, ``<script>``, ``<style>``, ``<template>`` and
@@ -44,7 +49,7 @@ still counts.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar
 
 if TYPE_CHECKING:  # bs4 and soupsieve are imported when a page is graded, not at plugin start
@@ -54,6 +59,7 @@ from ..artifacts import Artifact
 from ..cases.spec import CaseSpec
 from ..errors import GraderError
 from .base import Gate, Grade, GradeContext, Metric
+from .page_seen import why_not_seen
 from .rendered import DOM_NAME, OutputImages, latest, read_report
 
 # The elements of the WHATWG HTML standard (plus a few obsolete ones models
@@ -204,11 +210,12 @@ def _img_label(position: int, img: Tag) -> str:
     return src if len(src) <= 80 else src[:77] + "..."  # data: URIs can be megabytes
 
 
-def _required_text(text: str, wanted: Sequence[str], where: str = "") -> Gate:
+def _required_text(text: str, wanted: Sequence[str], where: str = "", why: Callable[[str], str] = repr) -> Gate:
     text = _normalize(text)
     missing = [s for s in wanted if _normalize(s) not in text]
     if missing:
-        return Gate("required_text", False, f"{len(missing)} of {len(wanted)} missing{where}: " + ", ".join(map(repr, missing)))
+        listed = ("; " if why is not repr else ", ").join(map(why, missing))
+        return Gate("required_text", False, f"{len(missing)} of {len(wanted)} missing{where}: {listed}")
     return Gate("required_text", True, f"all {len(wanted)} present{where}")
 
 
@@ -222,7 +229,7 @@ def _rendered_text(artifacts: Sequence[Artifact], wanted: Sequence[str]) -> Gate
     if not isinstance(text, str):
         why = (report or {}).get("measure_error") or "render.json holds no visible text"
         return Gate("required_text", False, f"the rendered text could not be measured: {why}")
-    return _required_text(text, wanted, " from the rendered page's visible text")
+    return _required_text(text, wanted, " from the rendered page's visible text", lambda s: why_not_seen(report, s))
 
 
 def _required_selectors(soup: BeautifulSoup, selectors: Sequence[str]) -> Gate:

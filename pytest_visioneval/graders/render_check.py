@@ -8,8 +8,11 @@ Gates:
 
 * ``captured``       - the page was rendered: ``render.json`` and at least one
   screenshot are there (when not, nothing else is reported).
-* ``no_page_errors`` - at most ``max_page_errors`` (default 0) uncaught
-  JavaScript exceptions while loading and capturing; the reason quotes them.
+* ``no_page_errors`` - at most ``max_page_errors`` (default 0) page errors
+  while loading and capturing: uncaught JavaScript exceptions, and scripts or
+  modules that did not load (a ``<script src>`` or an import of a file the
+  output lacks, of a CDN file the mirror does not have, of a blocked URL:
+  ``failed_scripts``); the reason quotes them, naming each URL.
 * ``visible``        - (on unless ``visible: false``) the page is not hidden:
   neither ``<html>`` nor ``<body>`` has ``display: none``, ``opacity: 0`` or
   ``content-visibility: hidden``, and a ``<body>`` with ``visibility: hidden``
@@ -31,9 +34,30 @@ Gates:
   renderer writes (``screenshot-N.png``, ``fullpage.png``, ...); ``data:image/``
   URIs are fine.
 
-The last three read what the renderer measured in the page (``render.json``:
-``images``, ``visibility``, ``visible_text``); a page that could not be
-measured fails them, naming why.
+What a person sees, measured right after the captures (``render.json``'s
+``text``, see ``pages/seen_text.py`` and ``graders/page_seen.py``), each on
+unless set to ``false``:
+
+* ``not_covered``    - no element covers more than ``max_covered_share``
+  (default 0.25) of the page's laid-out text, and none that spans
+  ``max_cover_viewport`` (default 0.5) of the viewport or more covers any
+  (a loading overlay over a finished page); a cookie bar or a sticky header
+  covers little, and what scrolls out from under it counts as seen.
+* ``text_shown``     - no single block of unseen text (hidden by CSS,
+  clipped away, off-screen, invisible in place) holds as many pieces of
+  content (text nodes, pictures, drawn shapes) as the page shows, unless it is the
+  page working as meant: in a closed ``<details>``, a ``<nav>``, a dialog or
+  menu, a positioned layer (a modal, a dropdown), one of several alike with
+  another shown (tabs, slides, steps), a screen-reader label, a carousel;
+  and at most ``max_faint_share`` (default 0.1) of the laid-out text is the
+  colour of what is beneath it.
+* ``tables_filled``  - every rendered ``<table>`` with a header (a
+  ``<thead>`` row, a row of ``<th>``, a caption) shows something in its body
+  cells.
+
+These and the ``visible`` and image gates read what the renderer measured
+in the page (``render.json``); a page that could not be measured fails
+them, naming why.
 
 Metric ``blank_captures``: how many captures are blank (lower is better).
 Console errors and blocked requests are already the ``render.*`` metrics.
@@ -50,6 +74,14 @@ from ..errors import GraderError
 from .base import Gate, Grade, GradeContext, Metric
 from .imaging import content_share as pixel_content_share
 from .imaging import decode, rgb_array
+from .page_seen import (
+    MAX_COVER_VIEWPORT,
+    MAX_COVERED_SHARE,
+    MAX_FAINT_SHARE,
+    not_covered_gate,
+    tables_filled_gate,
+    text_shown_gate,
+)
 from .rendered import REPORT_NAME, OutputImages, read_report, screenshots
 
 _TOLERANCE = 16  # of 255: anti-aliasing and JPEG-like noise stay below it
@@ -66,6 +98,12 @@ class RenderCheckGrader:
             "visible": {"type": "boolean", "default": True},
             "imgs_loaded": {"type": "boolean", "default": True},
             "img_sources": {"type": "boolean", "default": False},
+            "not_covered": {"type": "boolean", "default": True},
+            "max_covered_share": {"type": "number", "minimum": 0, "maximum": 1, "default": MAX_COVERED_SHARE},
+            "max_cover_viewport": {"type": "number", "exclusiveMinimum": 0, "maximum": 1, "default": MAX_COVER_VIEWPORT},
+            "text_shown": {"type": "boolean", "default": True},
+            "max_faint_share": {"type": "number", "minimum": 0, "maximum": 1, "default": MAX_FAINT_SHARE},
+            "tables_filled": {"type": "boolean", "default": True},
         },
     }
 
@@ -75,6 +113,12 @@ class RenderCheckGrader:
         self.visible: bool = bool(options.get("visible", True))
         self.imgs_loaded: bool = bool(options.get("imgs_loaded", True))
         self.img_sources: bool = bool(options.get("img_sources", False))
+        self.not_covered: bool = bool(options.get("not_covered", True))
+        self.max_covered_share: float = float(options.get("max_covered_share", MAX_COVERED_SHARE))
+        self.max_cover_viewport: float = float(options.get("max_cover_viewport", MAX_COVER_VIEWPORT))
+        self.text_shown: bool = bool(options.get("text_shown", True))
+        self.max_faint_share: float = float(options.get("max_faint_share", MAX_FAINT_SHARE))
+        self.tables_filled: bool = bool(options.get("tables_filled", True))
 
     @classmethod
     def check_case(cls, case: CaseSpec, options: Mapping[str, Any]) -> str | None:
@@ -88,6 +132,7 @@ class RenderCheckGrader:
         try:
             report = read_report(artifacts)
             page_errors = [str(e) for e in report["page_errors"]] if report is not None else []
+            failed_scripts = [str(s) for s in report.get("failed_scripts") or ()] if report is not None else []
         except (ValueError, KeyError, TypeError) as exc:
             raise GraderError(f"render_check: cannot read {REPORT_NAME}: {exc}") from exc
         captures = screenshots(artifacts, report)
@@ -95,10 +140,19 @@ class RenderCheckGrader:
             return Grade(gates=(Gate("captured", False, "the page was not rendered: no render.json or no screenshot"),))
         shares = {a.name: content_share(a) for a in captures}
         blank = [name for name, share in shares.items() if share < self.min_content]
-        gates = [Gate("captured", True, f"{len(captures)} capture(s): {', '.join(shares)}"), self._page_errors(page_errors)]
+        gates = [
+            Gate("captured", True, f"{len(captures)} capture(s): {', '.join(shares)}"),
+            self._page_errors(page_errors, failed_scripts),
+        ]
         if self.visible:
             gates.append(visible_gate(report))
         gates.append(self._not_blank(shares, blank))
+        if self.not_covered:
+            gates.append(not_covered_gate(report, self.max_covered_share, self.max_cover_viewport))
+        if self.text_shown:
+            gates.append(text_shown_gate(report, self.max_faint_share))
+        if self.tables_filled:
+            gates.append(tables_filled_gate(report))
         if self.imgs_loaded:
             gates.append(imgs_loaded_gate(report))
         if self.img_sources:
@@ -106,14 +160,15 @@ class RenderCheckGrader:
         reason = f"blank: {', '.join(blank)}" if blank else "none blank"
         return Grade(gates=tuple(gates), metrics=(Metric("blank_captures", len(blank), reason, higher_is_better=False),))
 
-    def _page_errors(self, errors: list[str]) -> Gate:
-        passed = len(errors) <= self.max_page_errors
-        if not errors:
-            return Gate("no_page_errors", True, "no uncaught exception")
-        listed = "; ".join(e.splitlines()[0][:200] for e in errors[:3]) + (
-            f" (+{len(errors) - 3} more)" if len(errors) > 3 else ""
-        )
-        return Gate("no_page_errors", passed, f"{len(errors)} uncaught exception(s) (allowed {self.max_page_errors}): {listed}")
+    def _page_errors(self, errors: list[str], failed_scripts: list[str]) -> Gate:
+        if not errors and not failed_scripts:
+            return Gate("no_page_errors", True, "no uncaught exception, every script loaded")
+        passed = len(errors) + len(failed_scripts) <= self.max_page_errors
+        counted = [f"{len(errors)} uncaught exception(s)"] if errors else []
+        counted += [f"{len(failed_scripts)} script(s) that did not load"] if failed_scripts else []
+        every = [e.splitlines()[0][:200] for e in errors] + [f"did not load: {s[:300]}" for s in failed_scripts]
+        listed = "; ".join(every[:3]) + (f" (+{len(every) - 3} more)" if len(every) > 3 else "")
+        return Gate("no_page_errors", passed, f"{' and '.join(counted)} (allowed {self.max_page_errors}): {listed}")
 
     def _not_blank(self, shares: Mapping[str, float], blank: list[str]) -> Gate:
         if len(blank) < len(shares):

@@ -98,6 +98,8 @@ def _render_metrics(result: RenderResult) -> tuple[Metric, ...]:
     return (
         Metric("render.console_errors", len(result.console_errors), listing(result.console_errors), higher_is_better=False),
         Metric("render.page_errors", len(result.page_errors), listing(result.page_errors), higher_is_better=False),
+        # Scripts and modules that did not load (render_check's no_page_errors counts them as page errors).
+        Metric("render.failed_scripts", len(result.failed_scripts), listing(result.failed_scripts), higher_is_better=False),
         Metric("render.blocked_requests", len(result.blocked), listing(result.blocked), higher_is_better=False),
         # Libraries asked from a public CDN that the local mirror could not serve: the page may render blank.
         Metric(

@@ -13,7 +13,9 @@ The page is untrusted, so:
   and, for URLs of public CDNs, with files of the local CDN mirror
   (:mod:`cdn_mirror`: pinned npm packages fetched at set-up); every other
   request is aborted and counted, and a CDN URL the mirror cannot answer is
-  also reported with the reason (``cdn_missing``). As a second wall, the browser
+  also reported with the reason (``cdn_missing``); a script or module
+  request that gets no script (no such file, blocked, not in the mirror) is
+  recorded in ``failed_scripts``, a page error. As a second wall, the browser
   resolves no host names and sends everything else to a dead proxy, so even
   requests the route cannot see (WebSockets) go nowhere;
 * WebRTC (UDP the route cannot see) is refused in every frame and counted as a
@@ -27,7 +29,8 @@ The page is untrusted, so:
   page still answers), so no timer or observer can start a loop while the
   DOM is read and measured;
 * what the page rendered (its images, the visibility of ``<html>`` and
-  ``<body>``, the text a reader sees) is measured in an isolated world
+  ``<body>``, which text a person sees and why the rest is not seen:
+  :mod:`seen_text`, looked at first, right after the captures) is measured in an isolated world
   (``Page.createIsolatedWorld``): the page's scripts cannot redefine what
   the measuring code calls (``Array.prototype.map``,
   ``HTMLImageElement.prototype.naturalWidth``). A measurement that fails is
@@ -58,6 +61,7 @@ from .capture import full_page_capture, viewport_capture
 from .deadline import Deadline
 from .memory_watch import Kill, MemoryWatch
 from .process_tree import kill_tagged
+from .seen_text import seen_text_call, take_seen_text
 from .work_slots import WorkSlots
 
 if TYPE_CHECKING:  # the CDN mirror (urllib, tarfile, ...) loads with the first page rendered
@@ -171,6 +175,13 @@ class RenderResult:
     images_total: int = 0
     visibility: dict[str, Any] | None = None
     visible_text: str | None = None
+    text: dict[str, Any] | None = None  # what text a person sees and why the rest is not seen (see seen_text)
+    # When the protocol captures the page: the last viewport screenshot, (screenshots - 1) intervals after the load
+    # event (fixed by the options, so reasons that name it read the same in every run); and when it was looked at.
+    capture_after_load_s: float | None = None
+    measured_after_load_s: float | None = None
+    # Scripts and modules that did not load (a missing file, a blocked URL, a CDN file the mirror lacks), with why.
+    failed_scripts: list[str] = field(default_factory=list)
     measure_error: str | None = None
 
     @property
@@ -200,6 +211,10 @@ class RenderResult:
             "images_total": self.images_total,
             "visibility": self.visibility,
             "visible_text": self.visible_text,
+            "text": self.text,
+            "capture_after_load_s": self.capture_after_load_s,
+            "measured_after_load_s": self.measured_after_load_s,
+            "failed_scripts": self.failed_scripts,
             "measure_error": self.measure_error,
         }
 
@@ -430,6 +445,7 @@ class Renderer:
 
         mirror = self.mirror
         result = RenderResult(entry=entry, cdn_mirror=str(mirror.folder))
+        result.capture_after_load_s = max(0, options.screenshots - 1) * options.interval_ms / 1000
         started = time.monotonic()
         context = await browser.new_context(
             viewport={"width": options.width, "height": options.height},
@@ -462,6 +478,7 @@ class Renderer:
             with self._watch.page(self.memory_limit_mb) as watch:
                 try:
                     await page.goto(f"{PAGE_ORIGIN}/{entry}", wait_until="load", timeout=left())
+                    loaded = time.monotonic()
                     for index in range(options.screenshots):
                         if index:
                             await pause(min(options.interval_ms, left()) / 1000)
@@ -473,6 +490,7 @@ class Renderer:
                         result.full_page = await full_page_capture(page, cdp, last, left())
                     progress.step = "reading the DOM"
                     world = await freeze_page(cdp, left())
+                    result.measured_after_load_s = round(time.monotonic() - loaded, 2)
                     result.dom = await page.content()
                     progress.step = "measuring the rendered page"
                     await measure_page(cdp, world, result, min(_IMAGE_WAIT_MS, left()))
@@ -544,7 +562,7 @@ _LOAD_JS = (
 })()"""
 )
 _MEASURE_JS = (
-    "((maxImages, maxText) => {"
+    "((maxImages) => {"
     + _DOC
     + """
   const seen = (el) => el.checkVisibility({opacityProperty: true, visibilityProperty: true});
@@ -566,23 +584,7 @@ _MEASURE_JS = (
   };
   const root = docGet('documentElement');
   const body = docGet('body');
-  const parts = [];
-  let size = 0;
-  const visibleParent = new Map();
-  const walker = Reflect.apply(Document.prototype.createTreeWalker, document, [body || root, NodeFilter.SHOW_TEXT]);
-  for (let node = walker.nextNode(); node && size < maxText; node = walker.nextNode()) {
-    const parent = node.parentElement;
-    if (!parent || !node.data.trim()) continue;
-    if (!visibleParent.has(parent)) visibleParent.set(parent, seen(parent));
-    if (visibleParent.get(parent)) { parts.push(node.data); size += node.data.length; }
-  }
-  for (const field of all('input, textarea')) {
-    const button = field.tagName === 'INPUT' && ['button', 'submit', 'reset'].includes(field.type);
-    const text = button ? field.value : field.getAttribute('placeholder');
-    if (text && seen(field)) parts.push(text);
-  }
-  return {images, images_total: imgs.length, visibility: {html: style(root), body: style(body)},
-          visible_text: parts.join(' ').slice(0, maxText)};
+  return {images, images_total: imgs.length, visibility: {html: style(root), body: style(body)}};
 })"""
 )
 
@@ -618,9 +620,11 @@ async def measure_page(cdp: Any, world: int, result: RenderResult, wait_ms: floa
     from playwright.async_api import TimeoutError as PlaywrightTimeout
 
     try:
+        # The text first, as it is at the capture: CSS animations go on while images are waited for.
+        seen = await _evaluate(cdp, world, seen_text_call(_MAX_TEXT))
         await _wait_for_images(cdp, world, wait_ms)
-        value = await _evaluate(cdp, world, f"{_MEASURE_JS}({_MAX_IMAGES}, {_MAX_TEXT})")
-        _take_measurement(value, result)
+        value = await _evaluate(cdp, world, f"{_MEASURE_JS}({_MAX_IMAGES})")
+        _take_measurement(value, seen, result)
     except PlaywrightTimeout:
         raise
     except PlaywrightError as exc:
@@ -647,15 +651,13 @@ async def _evaluate(cdp: Any, world: int, expression: str) -> Any:
     return reply["result"].get("value")
 
 
-def _take_measurement(value: Any, result: RenderResult) -> None:
+def _take_measurement(value: Any, seen: Any, result: RenderResult) -> None:
     """Copy the measured values into ``result``, with types checked and sizes bounded."""
     images = [_image_record(item) for item in value["images"]]
     visibility = {key: _style_record(value["visibility"][key]) for key in ("html", "body")}
-    text = value["visible_text"]
-    if not isinstance(text, str):
-        raise TypeError("visible_text is not a string")
+    text, record = take_seen_text(seen)
     result.images, result.images_total = images, int(value["images_total"])
-    result.visibility, result.visible_text = visibility, text[:_MAX_TEXT]
+    result.visibility, result.visible_text, result.text = visibility, text[:_MAX_TEXT], record
 
 
 def _image_record(item: dict[str, Any]) -> dict[str, Any]:
@@ -735,6 +737,9 @@ async def _serve(route: Any, folder: Path, result: RenderResult, mirror: CdnMirr
             return
         if answer is not None:
             _count_cdn(result, "missing", answer.record)
+            _script_failed(route, result, f"a CDN file the mirror does not have: {answer.record.get('reason', 'no reason')}")
+        else:
+            _script_failed(route, result, "blocked: only files of the page's folder and of the CDN mirror load")
         result.blocked.append(url)
         await route.abort("blockedbyclient")
         return
@@ -742,15 +747,23 @@ async def _serve(route: Any, folder: Path, result: RenderResult, mirror: CdnMirr
     try:
         path = resolve_inside(folder, relative)
     except PathEscapeError:
+        _script_failed(route, result, "blocked: outside the page's folder")
         result.blocked.append(url)
         await route.abort("accessdenied")
         return
     if not path.is_file():
         result.missing.append(relative)
+        _script_failed(route, result, "404: the output has no such file")
         await route.fulfill(status=404, body="not found", content_type="text/plain")
         return
     mime = mimetypes.guess_type(path.name)[0] or "application/octet-stream"
     await route.fulfill(status=200, body=path.read_bytes(), content_type=mime)
+
+
+def _script_failed(route: Any, result: RenderResult, why: str) -> None:
+    """Record a script or module request that gets no script (a module import of it fails, a <script src> runs nothing)."""
+    if route.request.resource_type == "script" and len(result.failed_scripts) < _MAX_CDN_RECORDS:
+        result.failed_scripts.append(f"{route.request.url[:_MAX_SRC]} ({why})")
 
 
 def _count_cdn(result: RenderResult, kind: str, record: dict[str, Any]) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -19,6 +20,8 @@ from pytest_visioneval.graders.base import Gate, Metric
 from pytest_visioneval.graders.html import HtmlGrader, visible_text
 from pytest_visioneval.pages.render import Renderer
 from tests.unit.graders.rendered_pages import RENDER, render_case
+from tests.unit.pages.page_variants import ABSENT, BROKEN, LEGIT
+from tests.unit.pages.page_variants import SHOP as VARIANT_BASE
 
 IMGS = "\n".join(f'<img src="photo-{i}.jpg" alt="Photo {i} of the gallery">' for i in range(5))
 PAGE = f"""<!DOCTYPE html>
@@ -297,7 +300,12 @@ def test_text_hidden_by_css_is_missing_from_a_rendered_page(
     artifacts = render_case(rendered_case, renderer, tmp_path, html, {"a.png": encode_image()})
     gate = grade(SHOP_OPTIONS, rendered_case, *artifacts)[0]["required_text"]
     assert not gate.passed
-    assert gate.reason == "2 of 3 missing from the rendered page's visible text: '$49', 'Add to cart'"
+    assert re.fullmatch(
+        r"2 of 3 missing from the rendered page's visible text: "
+        r"'\$49' is hidden \(display:none on p.gone\) at the capture \(0\.0 s after load\); "
+        r"'Add to cart' is hidden \(opacity:0 on button\) at the capture \(0\.0 s after load\)",
+        gate.reason,
+    ), gate.reason
     # the same page's source holds the text: unrendered, it passes
     assert grade(SHOP_OPTIONS, make_unrendered(rendered_case), page(html, "page.html"))[0]["required_text"].passed
 
@@ -308,7 +316,9 @@ def test_a_hidden_body_fails_required_text(
     html = SHOP.replace("<style>", "<style>body { display: none } ")
     artifacts = render_case(rendered_case, renderer, tmp_path, html, {"a.png": encode_image()})
     gate = grade(SHOP_OPTIONS, rendered_case, *artifacts)[0]["required_text"]
-    assert gate.reason == "3 of 3 missing from the rendered page's visible text: 'Arc desk lamp', '$49', 'Add to cart'"
+    assert gate.reason.startswith(
+        "3 of 3 missing from the rendered page's visible text: 'Arc desk lamp' is hidden (display:none on body) "
+    )
 
 
 def test_structure_is_read_from_the_dom_after_scripts(
@@ -348,3 +358,64 @@ def test_parses_reads_the_source_not_the_dom(rendered_case: CaseSpec) -> None:
 
 def make_unrendered(case: CaseSpec) -> CaseSpec:
     return dataclasses.replace(case, render=None)
+
+
+@pytest.mark.parametrize(
+    ("variant", "why"),
+    [
+        ("loading overlay", "is covered by div#loading-overlay"),
+        ("main display none", "is hidden (display:none on main#main)"),
+        ("main shown only after 10 s", "is hidden (display:none on main#main)"),
+        ("main added only after 10 s", "is not on the page"),
+        ("main in the background colour", "is invisible: the colour of what is beneath it (p.price)"),
+        ("main off-screen", "is off-screen (main#main is outside the page)"),
+    ],
+)
+def test_required_text_a_person_does_not_see_is_missing_with_why(
+    rendered_case: CaseSpec, renderer: Renderer, tmp_path: Path, variant: str, why: str
+) -> None:
+    artifacts = render_case(rendered_case, renderer, tmp_path, (BROKEN | ABSENT)[variant](VARIANT_BASE))
+    gate = grade({"required_text": ["$49"]}, rendered_case, *artifacts)[0]["required_text"]
+    assert not gate.passed
+    pattern = (
+        r"1 of 1 missing from the rendered page's visible text: '\$49' "
+        + re.escape(why)
+        + r" at the capture \(0\.0 s after load\)"
+    )
+    assert re.fullmatch(pattern, gate.reason), gate.reason
+
+
+@pytest.mark.parametrize("variant", sorted(LEGIT))
+def test_required_text_on_legitimate_pages_is_seen(
+    make_case: Callable[..., CaseSpec], renderer: Renderer, tmp_path: Path, variant: str
+) -> None:
+    # The shipped web suite's viewport: at 320x240 a cookie bar would cover the button, the page's last line, as a person sees it.
+    case = make_case(task="html_generation", prompt="a shop page", render=RENDER | {"width": 800, "height": 600})
+    artifacts = render_case(case, renderer, tmp_path, LEGIT[variant](VARIANT_BASE))
+    gate = grade({"required_text": ["Arc desk lamp", "$49", "Add to cart"]}, case, *artifacts)[0]["required_text"]
+    assert gate.passed, gate.reason
+
+
+def test_text_under_a_cookie_bar_no_scrolling_frees_is_covered(
+    rendered_case: CaseSpec, renderer: Renderer, tmp_path: Path
+) -> None:
+    artifacts = render_case(rendered_case, renderer, tmp_path, LEGIT["cookie banner"](VARIANT_BASE))
+    gate = grade({"required_text": ["Arc desk lamp", "Add to cart"]}, rendered_case, *artifacts)[0]["required_text"]
+    assert re.fullmatch(
+        r"1 of 2 missing from the rendered page's visible text: 'Add to cart' is covered by div.cookies at the capture "
+        r"\(0\.0 s after load\)",
+        gate.reason,
+    ), gate.reason
+
+
+def test_text_running_over_several_elements_is_found_with_why(
+    rendered_case: CaseSpec, renderer: Renderer, tmp_path: Path
+) -> None:
+    html = '<h1>Arc <b>desk</b> lamp</h1><section id="main" style="display:none"><p>Pour-over <i>kettle</i></p></section>'
+    artifacts = render_case(rendered_case, renderer, tmp_path, html)
+    gate = grade({"required_text": ["Arc desk lamp", "pour-over kettle"]}, rendered_case, *artifacts)[0]["required_text"]
+    assert re.fullmatch(
+        r"1 of 2 missing from the rendered page's visible text: "
+        r"'pour-over kettle' is hidden \(display:none on section#main\) at the capture \(0\.0 s after load\)",
+        gate.reason,
+    ), gate.reason

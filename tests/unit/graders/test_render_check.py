@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -18,6 +19,16 @@ from pytest_visioneval.graders.render_check import RenderCheckGrader
 from pytest_visioneval.pages.render import Renderer
 from tests.unit.conftest import image_bytes
 from tests.unit.graders.rendered_pages import RENDER, render_case
+from tests.unit.pages.page_variants import (
+    BROKEN,
+    EMPTY_TABLE,
+    FAILED_SCRIPTS,
+    FILLED_TABLE,
+    GAME_BOARD,
+    LEGIT,
+    SHOP,
+    with_body_end,
+)
 
 
 def png(image: Image.Image) -> bytes:
@@ -33,10 +44,15 @@ BLANK = image_bytes((64, 48), (255, 255, 255), pattern=False)
 SHOWN = {"display": "block", "visibility": "visible", "opacity": 1.0, "content_visibility": "visible"}
 
 
+CHARS = {"seen": 5, "hidden": 0, "covered": 0, "clipped": 0, "off-screen": 0, "faint": 0, "total": 5, "unjudged": 0}
+SEEN = {"chars": CHARS, "measure_ms": 3, "seen_items": 1, "hidden_blocks": [], "covering": [], "unseen": [], "tables": []}
+
+
 def report(*errors: str, **measured: Any) -> Artifact:
     """A render.json of a shown page without images; ``measured`` replaces what the renderer measured."""
     data = {"page_errors": list(errors), "console": [], "images": [], "images_total": 0}
     data |= {"visibility": {"html": SHOWN, "body": SHOWN}, "visible_text": "Hello", "measure_error": None}
+    data |= {"text": SEEN, "capture_after_load_s": 0.0, "measured_after_load_s": 0.12, "failed_scripts": []}
     return Artifact("render.json", json.dumps(data | measured).encode())
 
 
@@ -57,7 +73,16 @@ def test_a_clean_page_passes_every_gate(case: Any) -> None:
     grade = RenderCheckGrader({}).grade(case, (Artifact("page.html", b"<p>x</p>"), report(), *captures(CONTENT, BLANK, CONTENT)))
     result = gates(grade)
     assert all(g.passed for g in result.values())
-    assert list(result) == ["captured", "no_page_errors", "visible", "not_blank", "imgs_loaded"]
+    assert list(result) == [
+        "captured",
+        "no_page_errors",
+        "visible",
+        "not_blank",
+        "not_covered",
+        "text_shown",
+        "tables_filled",
+        "imgs_loaded",
+    ]
     assert result["not_blank"].reason.startswith("screenshot-1.png shows content")
     assert grade.metrics[0].name == "blank_captures" and grade.metrics[0].value == 1.0
 
@@ -125,7 +150,17 @@ FILES = {"photo.png": image_bytes((40, 30)), "logo.svg": SVG}
 
 def test_a_correct_rendered_page_passes_every_gate(rendered: Callable[..., dict[str, Any]]) -> None:
     result = rendered(GOOD_PAGE, FILES, img_sources=True)
-    assert list(result) == ["captured", "no_page_errors", "visible", "not_blank", "imgs_loaded", "img_sources"]
+    assert list(result) == [
+        "captured",
+        "no_page_errors",
+        "visible",
+        "not_blank",
+        "not_covered",
+        "text_shown",
+        "tables_filled",
+        "imgs_loaded",
+        "img_sources",
+    ]
     assert all(g.passed for g in result.values()), result
     assert result["imgs_loaded"].reason == "all 3 <img> loaded"
     assert result["img_sources"].reason == "all 3 <img> show images of the output"
@@ -206,9 +241,11 @@ def test_a_page_that_fakes_its_images_still_fails(rendered: Callable[..., dict[s
 
 
 def test_a_page_that_was_not_measured_fails_the_measured_gates(case: Any) -> None:
-    failed = report(images=None, visibility=None, visible_text=None, measure_error="the browser did not answer: Target closed")
+    failed = report(
+        images=None, visibility=None, visible_text=None, text=None, measure_error="the browser did not answer: Target closed"
+    )
     result = gates(RenderCheckGrader({"img_sources": True}).grade(case, (failed, *captures(CONTENT))))
-    for name in ("visible", "imgs_loaded", "img_sources"):
+    for name in ("visible", "imgs_loaded", "img_sources", "not_covered", "text_shown", "tables_filled"):
         assert not result[name].passed
         assert result[name].reason == "the rendered page could not be measured: the browser did not answer: Target closed"
     old = Artifact("render.json", json.dumps({"page_errors": []}).encode())  # a report without measurements
@@ -223,7 +260,8 @@ def test_more_images_than_were_measured_fail(case: Any) -> None:
 
 
 def test_image_gates_can_be_turned_off(case: Any) -> None:
-    grade = RenderCheckGrader({"visible": False, "imgs_loaded": False}).grade(case, (report(), *captures(CONTENT)))
+    off = {"visible": False, "imgs_loaded": False, "not_covered": False, "text_shown": False, "tables_filled": False}
+    grade = RenderCheckGrader(off).grade(case, (report(), *captures(CONTENT)))
     assert [g.name for g in grade.gates] == ["captured", "no_page_errors", "not_blank"]
 
 
@@ -232,3 +270,167 @@ def test_the_current_render_wins_over_a_replayed_one(case: Any) -> None:
     grade = RenderCheckGrader({}).grade(case, (old, *captures(BLANK), report(), *captures(CONTENT)))
     result = gates(grade)
     assert result["no_page_errors"].passed and result["not_blank"].passed and grade.metrics[0].value == 0.0
+
+
+# -- what a person sees, in real Chromium -----------------------------------------
+SEEN_GATES = ("no_page_errors", "not_covered", "text_shown", "tables_filled")
+
+
+@pytest.mark.parametrize("variant", sorted(LEGIT))
+def test_legitimate_pages_pass_what_a_person_sees(rendered: Callable[..., dict[str, Any]], variant: str) -> None:
+    result = rendered(LEGIT[variant](SHOP))
+    assert all(result[name].passed for name in SEEN_GATES), {name: result[name].reason for name in SEEN_GATES}
+
+
+def test_a_page_with_every_legitimate_hiding_passes(rendered: Callable[..., dict[str, Any]]) -> None:
+    html = SHOP
+    for variant in LEGIT.values():
+        html = variant(html)
+    result = rendered(html)
+    assert all(result[name].passed for name in SEEN_GATES), {name: result[name].reason for name in SEEN_GATES}
+    assert result["tables_filled"].reason.startswith("all 1 table(s) with a header show data at the capture (")
+
+
+@pytest.mark.parametrize("variant", ["loading overlay", "overlay without pointer events", "dark backdrop"])
+def test_an_overlay_over_the_page_fails_not_covered(rendered: Callable[..., dict[str, Any]], variant: str) -> None:
+    gate = rendered(BROKEN[variant](SHOP))["not_covered"]
+    assert not gate.passed
+    assert re.fullmatch(
+        r"\S+ covers 100% of the viewport and \d+ characters of the page's text at the capture \(\d+\.\d s after load\) "
+        r"\(\d+% of its text is covered; an element over 50% of the viewport may cover none\)",
+        gate.reason,
+    ), gate.reason
+    assert gate.reason.startswith("div#loading-overlay covers") or variant != "loading overlay"
+
+
+def test_the_share_of_covered_text_is_bounded(rendered: Callable[..., dict[str, Any]]) -> None:
+    # A bar over the top of a short page, where nothing scrolls out from under it: a quarter of the viewport.
+    bar = '<div id="bar" style="position:fixed;left:0;top:0;width:100%;height:25%;background:#eee"></div>'
+    gate = rendered(with_body_end(SHOP, bar))["not_covered"]
+    assert gate.passed
+    assert re.fullmatch(
+        r"13% of the page's text is covered at the capture \(0\.0 s after load\), most by div#bar \(25% of the viewport\); "
+        r"allowed 25%",
+        gate.reason,
+    ), gate.reason
+    gate = rendered(with_body_end(SHOP, bar), max_covered_share=0.1)["not_covered"]
+    assert not gate.passed and gate.reason.endswith("most by div#bar (25% of the viewport); allowed 10%")
+
+
+@pytest.mark.parametrize(
+    ("variant", "what"),
+    [
+        ("main display none", "main#main is hidden (display:none on main#main)"),
+        ("main visibility hidden", "main#main is hidden (visibility:hidden on main#main)"),
+        ("main off-screen", "main#main is off-screen (main#main is outside the page)"),
+        ("main clipped away", "main#main is clipped away (overflow:hidden on main#main)"),
+        ("main scaled to nothing", "main#main is hidden (h1 has no size)"),
+        ("main opacity almost 0", "main#main is invisible: opacity 0.02 (h1)"),
+        ("main shown only after 10 s", "main#main is hidden (display:none on main#main)"),
+    ],
+)
+def test_a_hidden_main_section_fails_text_shown(rendered: Callable[..., dict[str, Any]], variant: str, what: str) -> None:
+    gate = rendered(BROKEN[variant](SHOP))["text_shown"]
+    assert not gate.passed
+    pattern = re.escape(what) + (
+        r" at the capture \(0\.0 s after load\): it holds \d+ pieces of content "
+        r"\(text, pictures or drawn shapes; \d+ characters of text\), "
+        r"as many as or more than the \d the page shows"
+    )
+    assert re.fullmatch(pattern, gate.reason), gate.reason
+
+
+def test_a_hidden_table_fails_text_shown(rendered: Callable[..., dict[str, Any]]) -> None:
+    html = with_body_end(SHOP, FILLED_TABLE.replace("<table", '<table style="display:none"') + FILLED_TABLE.replace("S<", "L<"))
+    assert rendered(html)["text_shown"].passed  # another table of its kind is shown: a tab's worth
+    table = FILLED_TABLE * 3
+    gate = rendered(f'<h1>Sizes</h1><div style="display:none">{table}</div>')["text_shown"]
+    assert not gate.passed and gate.reason.startswith("div is hidden (display:none on div) at the capture (")
+
+
+def test_text_in_the_background_colour_fails_text_shown(rendered: Callable[..., dict[str, Any]]) -> None:
+    gate = rendered(BROKEN["main in the background colour"](SHOP))["text_shown"]
+    assert not gate.passed
+    assert re.fullmatch(
+        r"\d+% of the page's laid-out text is invisible in place \(invisible: the colour of what is beneath it \(\w+(\.\w+)?\)\) "
+        r"at the capture \(0\.0 s after load\); allowed 10%",
+        gate.reason,
+    ), gate.reason
+
+
+def test_a_table_that_never_fills_fails_tables_filled(rendered: Callable[..., dict[str, Any]]) -> None:
+    script = (
+        "<script>setTimeout(() => { sizes.tBodies[0].innerHTML = '<tr><td>S</td><td>$10</td><td>4</td></tr>'; }, 10000)</script>"
+    )
+    gate = rendered(with_body_end(SHOP, EMPTY_TABLE + script))["tables_filled"]
+    assert not gate.passed
+    assert re.fullmatch(
+        r"1 of 1 table\(s\) with a header show no data at the capture \(0\.0 s after load\): "
+        r"table#sizes \(3 header cells, 0 body cells, none showing anything\)",
+        gate.reason,
+    ), gate.reason
+    assert rendered(with_body_end(SHOP, GAME_BOARD))["tables_filled"].reason == "no rendered table with a header"
+
+
+def test_scripts_that_do_not_load_fail_no_page_errors(rendered: Callable[..., dict[str, Any]]) -> None:
+    gate = rendered(FAILED_SCRIPTS["missing script file"](SHOP))["no_page_errors"]
+    assert not gate.passed
+    assert gate.reason == (
+        "1 script(s) that did not load (allowed 0): did not load: http://page.visioneval.invalid/app.js "
+        "(404: the output has no such file)"
+    )
+    gate = rendered(FAILED_SCRIPTS["module of a missing CDN package"](SHOP + "<script>null.x</script>"))["no_page_errors"]
+    assert not gate.passed
+    assert gate.reason.startswith(
+        "1 uncaught exception(s) and 1 script(s) that did not load (allowed 0): Cannot read properties of null (reading 'x'); "
+        "did not load: https://cdn.jsdelivr.net/npm/no-such-package-visioneval@1.0.0/index.js "
+        "(a CDN file the mirror does not have: "
+    )
+    assert rendered(FAILED_SCRIPTS["missing script file"](SHOP), max_page_errors=1)["no_page_errors"].passed
+
+
+def test_the_seen_gates_fail_a_report_without_the_measurement(case: Any) -> None:
+    result = gates(RenderCheckGrader({}).grade(case, (report(text=None), *captures(CONTENT))))
+    for name in ("not_covered", "text_shown", "tables_filled"):
+        assert not result[name].passed
+        assert result[name].reason == "the rendered page could not be measured: render.json holds no measurement of the page"
+
+
+# -- the shipped reference pages, as they are and broken -----------------------------
+CASES = Path(__file__).resolve().parents[3] / "cases"
+
+
+def shipped_pages() -> dict[str, tuple[str, dict[str, bytes]]]:
+    """Each reference page of the shipped page suites, with the files next to it."""
+    from pytest_visioneval.pages.extract import extract_page
+
+    pages = {f"web/{p.stem}": (p.read_text(), {}) for p in sorted((CASES / "web" / "pages").glob("*.html"))}
+    for page in sorted((CASES / "productwebgen" / "refs").glob("*/page.html")):
+        files = {f.name: f.read_bytes() for f in page.parent.iterdir() if f.suffix == ".png"}
+        pages[f"productwebgen/{page.parent.name}"] = (page.read_text(), files)
+    for answer in sorted((CASES / "artifactsbench" / "answers").glob("*.md")):
+        pages[f"artifactsbench/{answer.stem}"] = (extract_page(answer.read_text()).html, {})
+    return pages
+
+
+SHIPPED = shipped_pages()
+BROKEN_GATE = {
+    "loading overlay": "not_covered",
+    "main display none": "text_shown",
+    "missing script file": "no_page_errors",
+    "empty table": "tables_filled",
+}
+
+
+@pytest.mark.parametrize("name", sorted(SHIPPED))
+def test_shipped_pages_pass_and_their_broken_variants_fail(
+    make_case: Callable[..., Any], renderer: Renderer, tmp_path: Path, name: str
+) -> None:
+    case = make_case(task="html_generation", prompt="a page", render={"width": 1280, "height": 800, "full_page": False})
+    html, files = SHIPPED[name]
+    variants = {"as shipped": lambda h: h, **BROKEN, **FAILED_SCRIPTS, "empty table": lambda h: with_body_end(h, EMPTY_TABLE)}
+    for variant, gate in {"as shipped": None, **BROKEN_GATE}.items():
+        result = gates(RenderCheckGrader({}).grade(case, render_case(case, renderer, tmp_path, variants[variant](html), files)))
+        failed = sorted(g.name for g in result.values() if not g.passed)
+        # a broken variant may fail more (an overlay over a table leaves it showing no data); the page as shipped fails none
+        assert (gate in failed) if gate else failed == [], (variant, {n: result[n].reason for n in failed})
