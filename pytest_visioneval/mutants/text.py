@@ -1,23 +1,28 @@
-"""Mutants of the text an image shows: a one-letter typo, a missing line, a line shown twice.
+"""Text mutants of an image: a typo, a missing line, a line twice, two lines swapped, two labels swapped.
 
 The text a case asks for is what its prompt and criteria quote ("Place
 Order") and the lines its ``text`` graders require. Tesseract finds where
 that text stands in the known-good output; the mutants paint over it (with
-the colour around it) or copy it, so the rest of the image stays exact.
+the colour around it), copy it or swap it with another, so the rest of the
+image stays exact.
 """
 
 from __future__ import annotations
 
+import random
 import re
 import shutil
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
 from PIL import Image
 
-from ..artifacts import Artifact
 from ..cases.spec import CaseSpec
-from .base import Mutant, NotApplicable, decoded, png, replaced
+from . import seen_by
+from .base import Family, MutantClass, NotApplicable, Subject, Variant
+
+FAMILY = "text"
 
 _QUOTED = re.compile(r"[\"\u201c]([^\"\u201c\u201d]{2,80})[\"\u201d]")
 _WORD = re.compile(r"[A-Za-z]{4,}")
@@ -31,6 +36,9 @@ class Word:
     line: tuple[int, int, int]  # tesseract's block, paragraph and line numbers
 
 
+Line = tuple[str, list[Word]]  # an asked-for line and the words it was read as
+
+
 def required_text(case: CaseSpec) -> list[str]:
     """The text the case asks for: quoted in its prompt or criteria, or required by a text grader."""
     found = _QUOTED.findall(f"{case.prompt or ''}\n{case.criteria or ''}")
@@ -41,40 +49,111 @@ def required_text(case: CaseSpec) -> list[str]:
     return list(dict.fromkeys(line.strip() for line in found if line.strip()))
 
 
-def text_mutants(case: CaseSpec, artifacts: tuple[Artifact, ...]) -> tuple[list[Mutant], list[NotApplicable]]:
-    wanted = required_text(case)
+def text_family(subject: Subject) -> Family:
+    wanted = required_text(subject.case)
     if not wanted:
-        return [], [NotApplicable("typo", "the case asks for no particular text (nothing quoted, no text grader)")]
+        return [], [NotApplicable(FAMILY, "the case asks for no particular text (nothing quoted, no text grader)")]
     if shutil.which("tesseract") is None:
-        return [], [NotApplicable("typo", "tesseract is not installed, so the text cannot be located")]
-    target = next((a for a in artifacts if a.kind == "image" and decoded(a) is not None), None)
-    image = decoded(target) if target is not None else None
-    if target is None or image is None:
-        return [], [NotApplicable("typo", "the known-good output holds no image")]
-    rgb = image.convert("RGB")
-    words = read_words(rgb)
-    phrase = _located_phrase(wanted, words)
-    if phrase is None:
-        return [], [NotApplicable("typo", f"none of the asked-for text ({', '.join(wanted[:3])}...) was read in the output")]
-    text, located = phrase
-    mutants: list[Mutant] = []
-
-    def swap(name: str, description: str, mutated: Image.Image) -> None:
-        new = Artifact(target.name if target.name.endswith(".png") else f"{target.name}.png", png(mutated))
-        mutants.append(Mutant(name, True, description, replaced(artifacts, target, new)))
-
-    word = max(located, key=lambda w: len(w.text))
-    swap("typo", f'one letter of "{word.text}" painted out (in "{text}")', _erase_letter(rgb, word))
-    swap("missing_line", f'"{text}" painted out', _erase(rgb, _union(located)))
-    criteria = f"{case.prompt or ''} {case.criteria or ''}".lower()
+        return [], [NotApplicable(FAMILY, "tesseract is not installed, so the text cannot be located")]
+    image = subject.rgb
+    if image is None:
+        return [], [NotApplicable(FAMILY, "the known-good output holds no image")]
+    lines = located_lines(wanted, read_words(image))
+    if not lines:
+        return [], [NotApplicable(FAMILY, f"none of the asked-for text ({', '.join(wanted[:3])}...) was read in the output")]
+    made = [
+        _class("typo", "the spelling", lambda rng: _typo(subject, image, lines, rng)),
+        _class("missing_line", "every line there", lambda rng: _missing(subject, image, lines, rng)),
+        _class("duplicated_line", "each line once", lambda rng: _twice(subject, image, lines, rng)),
+    ]
     skipped: list[NotApplicable] = []
-    twice = _copied_below(rgb, _union(located)) if "exactly once" in criteria else None
-    if twice is not None:
-        swap("line_twice", f'"{text}" shown a second time', twice)
+    if len(lines) >= 2:
+        made += [
+            _class("swapped_lines", "the order of the lines", lambda rng: _swapped_bands(subject, image, lines, rng)),
+            _class("swapped_labels", "which label stands where", lambda rng: _swapped_labels(subject, image, lines, rng)),
+        ]
     else:
-        why = "the case does not ask for each line exactly once" if "exactly once" not in criteria else "no empty space"
-        skipped.append(NotApplicable("line_twice", why))
-    return mutants, skipped
+        why = "only one asked-for line was read in the output: nothing to swap it with"
+        skipped += [NotApplicable(f"{FAMILY}/swapped_lines", why), NotApplicable(f"{FAMILY}/swapped_labels", why)]
+    return made, skipped
+
+
+def _class(name: str, breaks: str, make: Callable[[random.Random], Variant | None]) -> MutantClass:
+    return MutantClass(FAMILY, name, True, breaks, seen_by.TEXT, make)
+
+
+def _typo(subject: Subject, image: Image.Image, lines: list[Line], rng: random.Random) -> Variant:
+    text, words = rng.choice(lines)
+    word = rng.choice([w for w in words if len(w.text) >= 3] or words)
+    letter = rng.randrange(len(word.text))
+    changed = _erase_letter(image, word, letter)
+    params = {"line": text, "word": word.text, "letter": letter}
+    return Variant(params, f'letter {letter + 1} of "{word.text}" painted out (in "{text}")', subject.with_image(changed))
+
+
+def _missing(subject: Subject, image: Image.Image, lines: list[Line], rng: random.Random) -> Variant:
+    text, words = rng.choice(lines)
+    return Variant({"line": text}, f'"{text}" painted out', subject.with_image(_erase(image, _union(words))))
+
+
+def _twice(subject: Subject, image: Image.Image, lines: list[Line], rng: random.Random) -> Variant | None:
+    text, words = rng.choice(lines)
+    twice = _copied_below(image, _union(words))
+    if twice is None:
+        return None
+    return Variant({"line": text}, f'"{text}" shown a second time', subject.with_image(twice))
+
+
+def _two_lines(lines: list[Line], rng: random.Random, *, rows_apart: bool) -> tuple[Line, Line] | None:
+    pairs = [(a, b) for i, a in enumerate(lines) for b in lines[i + 1 :]]
+    if rows_apart:  # bands of whole rows: the two lines must not share one
+        pairs = [(a, b) for a, b in pairs if _union(a[1])[3] <= _union(b[1])[1] or _union(b[1])[3] <= _union(a[1])[1]]
+    return rng.choice(pairs) if pairs else None
+
+
+def _swapped_bands(subject: Subject, image: Image.Image, lines: list[Line], rng: random.Random) -> Variant | None:
+    """Two lines' full-width bands swapped: the same text, in the other order."""
+    pair = _two_lines(lines, rng, rows_apart=True)
+    if pair is None:
+        return None
+    (first, first_words), (second, second_words) = sorted(pair, key=lambda line: _union(line[1])[1])
+    a, b = _union(first_words), _union(second_words)
+    height = max(a[3] - a[1], b[3] - b[1]) + 4
+    top_a = max(0, (a[1] + a[3] - height) // 2)
+    top_b = min(image.height - height, max(top_a + height, (b[1] + b[3] - height) // 2))
+    if top_b < top_a + height or top_b < 0:
+        return None
+    pixels = np.asarray(image).copy()
+    band_a = pixels[top_a : top_a + height].copy()
+    pixels[top_a : top_a + height] = pixels[top_b : top_b + height]
+    pixels[top_b : top_b + height] = band_a
+    params = {"first": first, "second": second}
+    return Variant(params, f'the rows of "{first}" and "{second}" swapped', subject.with_image(Image.fromarray(pixels)))
+
+
+def _swapped_labels(subject: Subject, image: Image.Image, lines: list[Line], rng: random.Random) -> Variant | None:
+    """Two lines' boxes exchanged, each fitted into the other's place on its background."""
+    pair = _two_lines(lines, rng, rows_apart=False)
+    if pair is None:
+        return None
+    (first, first_words), (second, second_words) = pair
+    a, b = _padded(_union(first_words), image.size), _padded(_union(second_words), image.size)
+    if not (a[2] <= b[0] or b[2] <= a[0] or a[3] <= b[1] or b[3] <= a[1]):
+        return None  # overlapping boxes
+    patch_a, patch_b = image.crop(a), image.crop(b)
+    out = _erase(_erase(image, a), b)
+    _fit_into(out, patch_b, a)
+    _fit_into(out, patch_a, b)
+    params = {"first": first, "second": second, "first_box": list(a), "second_box": list(b)}
+    return Variant(params, f'"{first}" and "{second}" swapped places', subject.with_image(out))
+
+
+def _fit_into(image: Image.Image, patch: Image.Image, box: tuple[int, int, int, int]) -> None:
+    """``patch`` scaled (keeping its aspect, so the text stays text) to fit ``box``, centred in it."""
+    width, height = box[2] - box[0], box[3] - box[1]
+    scale = min(width / patch.width, height / patch.height)
+    size = (max(1, round(patch.width * scale)), max(1, round(patch.height * scale)))
+    image.paste(patch.resize(size, Image.Resampling.LANCZOS), (box[0] + (width - size[0]) // 2, box[1] + (height - size[1]) // 2))
 
 
 def read_words(image: Image.Image) -> list[Word]:
@@ -96,9 +175,10 @@ def read_words(image: Image.Image) -> list[Word]:
     return words
 
 
-def _located_phrase(wanted: list[str], words: list[Word]) -> tuple[str, list[Word]] | None:
-    """The first asked-for line whose words were read in a row on one line, and those words."""
+def located_lines(wanted: list[str], words: list[Word]) -> list[Line]:
+    """Each asked-for line whose words were read in a row on one line, with those words (first reading only)."""
     keys = [re.sub(r"[^a-z0-9]", "", w.text.lower()) for w in words]
+    found: list[Line] = []
     for text in wanted:
         needle = [re.sub(r"[^a-z0-9]", "", part.lower()) for part in text.split()]
         needle = [part for part in needle if part]
@@ -107,8 +187,9 @@ def _located_phrase(wanted: list[str], words: list[Word]) -> tuple[str, list[Wor
         for start in range(len(words) - len(needle) + 1):
             run = words[start : start + len(needle)]
             if keys[start : start + len(needle)] == needle and len({w.line for w in run}) == 1:
-                return text, run
-    return None
+                found.append((text, run))
+                break
+    return found
 
 
 def _background(pixels: np.ndarray, box: tuple[int, int, int, int]) -> tuple[int, int, int]:
@@ -127,12 +208,11 @@ def _erase(image: Image.Image, box: tuple[int, int, int, int]) -> Image.Image:
     return Image.fromarray(pixels)
 
 
-def _erase_letter(image: Image.Image, word: Word) -> Image.Image:
-    """Paint out the middle letter's share of the word's box (a whole letter, whatever the font)."""
+def _erase_letter(image: Image.Image, word: Word, letter: int) -> Image.Image:
+    """Paint out one letter's share of the word's box (a whole letter, whatever the font)."""
     left, top, right, bottom = word.box
     step = (right - left) / len(word.text)
-    middle = len(word.text) // 2
-    return _erase(image, (int(left + middle * step), top, int(left + (middle + 1) * step + 0.999), bottom))
+    return _erase(image, (int(left + letter * step), top, int(left + (letter + 1) * step + 0.999), bottom))
 
 
 def _padded(box: tuple[int, int, int, int], size: tuple[int, int], pad: int = 1) -> tuple[int, int, int, int]:

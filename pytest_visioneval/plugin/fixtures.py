@@ -117,8 +117,9 @@ def visioneval_pipeline(request: pytest.FixtureRequest, visioneval_settings: Set
     from ..run.pipeline import CasePipeline
 
     models: dict[str, Model | str] = request.getfixturevalue("visioneval_models")
-    # The mutation self-test asks no judge: only deterministic gates decide what a mutant is.
-    context = GradeContext() if visioneval_settings.mutants else request.getfixturevalue("visioneval_grade_context")
+    # The mutation self-test grades with deterministic gates; run/mutation.py shows the judges (--judge) only the
+    # mutants no gate of the case can see.
+    context = request.getfixturevalue("visioneval_grade_context")
     store = request.getfixturevalue("visioneval_store")
     # Resolved here, in the main thread: background threads cannot look fixtures up. Chromium starts on first render.
     renderer: Renderer = request.getfixturevalue("visioneval_renderer")

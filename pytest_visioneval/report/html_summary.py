@@ -271,21 +271,24 @@ def timings(per_suite: Mapping[str, Any] | None) -> str:
 
 
 def mutation(result: Mapping[str, Any] | None) -> str:
-    """The mutation self-test per suite, and each mutant missed and each brittle gate."""
+    """The mutation self-test: a row per suite, then per suite and property family, then each mutant missed and each
+    brittle gate with the parameters that make it again."""
     suites = (result or {}).get("suites", {})
     if not suites:
         return ""
-    rows = [
-        [
-            e(name),
-            str(s["cases"]),
-            f"{s['caught']}/{s['broken']}",
-            _pct(s["score"]),
-            f"{s['legitimate_passed']}/{s['legitimate']}",
-        ]
+    rows = [[e(name), Num(s["cases"]), *_mutation_cells(s)[:3]] for name, s in suites.items()]
+    family_rows = [
+        [e(name), e(family), *_mutation_cells(counts)]
         for name, s in suites.items()
+        for family, counts in s.get("families", {}).items()
     ]
-    parts = ["<h2>Mutation self-test</h2>", table(("suite", "cases", "broken caught", "score", "legitimate passed"), rows)]
+    first = next(iter(suites.values()))
+    drawn = f"Seed {e(first['seed'])}, {e(first['per_family'])} mutants per family and case. " if "seed" in first else ""
+    note = f"<p>{drawn}Judge-only: no deterministic gate of the case can see what the mutant breaks; not counted.</p>"
+    parts = ["<h2>Mutation self-test</h2>", note, table(("suite", "cases", "broken caught", "score", "legitimate passed"), rows)]
+    if family_rows:
+        header = ("suite", "family", "broken caught", "score", "legitimate passed", "judge-only")
+        parts += ["<h3>Per property family</h3>", table(header, family_rows)]
     items = [
         f"<li>missed: {e(m['case'])}: {e(m['mutant'])} ({e(m['description'])}): the suite cannot see this</li>"
         for s in suites.values()
@@ -299,3 +302,12 @@ def mutation(result: Mapping[str, Any] | None) -> str:
     if items:
         parts.append("<ul>" + "".join(items) + "</ul>")
     return "\n".join(parts)
+
+
+def _mutation_cells(counts: Mapping[str, Any]) -> list[str]:
+    """Broken caught (of those a gate could see), score, legitimate passed, judge-only."""
+    seen = counts["broken"] - counts.get("judge_only", 0)
+    caught = Num(f"{counts['caught']}/{seen}") if counts["broken"] else Num("-")
+    legitimate = Num(f"{counts['legitimate_passed']}/{counts['legitimate']}") if counts["legitimate"] else Num("-")
+    judged = Num(counts.get("judge_only", 0)) if counts["broken"] else Num("-")
+    return [caught, _pct(counts.get("score")), legitimate, judged]

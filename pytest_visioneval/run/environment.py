@@ -11,6 +11,7 @@ from ..graders import GradeContext
 from ..models import Model
 
 if TYPE_CHECKING:  # the renderer's module (and its CDN mirror) loads only where a page is rendered
+    from ..mutants.settings import MutationSettings
     from ..pages.render import PageRenderer
 
 
@@ -24,7 +25,7 @@ class Environment:
     renderer: Callable[[], PageRenderer]  # started on first use; safe to call from any thread
     model_params: Mapping[str, Any]
     repeats: int = 1
-    mutants: bool = False  # the mutation self-test (run/mutation.py) instead of repeats
+    mutants: MutationSettings | None = None  # the mutation self-test (run/mutation.py) instead of repeats
     flaky_spread: Mapping[str, float] = field(default_factory=dict)  # --eval-flaky-spread: metric -> largest std
     label: str = ""  # the model's label in a run of several models (its outputs' folder, its records' "model")
 

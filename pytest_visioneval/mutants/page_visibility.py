@@ -1,0 +1,160 @@
+"""Page mutants a person sees at once and the DOM hides: covered or hidden content, content that comes late.
+
+Occlusion: a full-screen "Loading..." overlay, the main section or a table
+hidden by CSS, the top of the page covered by a fixed bar. Timing: the
+content shown only seconds after load (a placeholder until then, longer than
+any capture waits), a library script that fails to load, a table whose rows
+never arrive. The text stays in the DOM in every one of them.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+
+from . import seen_by
+from .base import Family, MutantClass, NotApplicable, Variant
+from .pages import PageSubject, before_body_end, no_page
+
+_MAIN_TAGS = ("main", "article", "section")
+_SCRIPT_SRC = re.compile(r"(<script\b[^>]*?\bsrc\s*=\s*[\"']?)(https?://[^\"'\s>]+)", re.IGNORECASE)
+_TABLE = re.compile(r"<table\b.*?</table>", re.IGNORECASE | re.DOTALL)
+SHOWS = "the content is visible"
+
+
+def page_occlusion(subject: PageSubject) -> Family:
+    family = "occlusion"
+    if subject.page is None:
+        return no_page(family)
+    if not subject.rendered:
+        return [], [NotApplicable(family, "the page is not rendered (no 'render' on the case)")]
+    html = subject.html
+    lower = html.lower()
+    made = [
+        MutantClass(family, "loading_overlay", True, SHOWS, seen_by.PAGE, lambda rng: _overlay(subject, rng)),
+        MutantClass(family, "covering_bar", True, SHOWS, seen_by.PAGE, lambda rng: _bar(subject, rng)),
+    ]
+    skipped: list[NotApplicable] = []
+    main = next((tag for tag in _MAIN_TAGS if f"<{tag}" in lower), None)
+    if main is not None:
+        made.append(
+            MutantClass(family, "main_hidden", True, SHOWS, seen_by.PAGE | {"html"}, lambda rng: _hidden(subject, main, rng))
+        )
+    else:
+        skipped.append(NotApplicable(f"{family}/main_hidden", "the page has no <main>, <article> or <section>"))
+    if "<table" in lower:
+        made.append(
+            MutantClass(family, "table_hidden", True, SHOWS, seen_by.PAGE | {"html"}, lambda rng: _hidden(subject, "table", rng))
+        )
+    else:
+        skipped.append(NotApplicable(f"{family}/table_hidden", "the page has no <table>"))
+    return made, skipped
+
+
+def page_timing(subject: PageSubject) -> Family:
+    family = "timing"
+    if subject.page is None:
+        return no_page(family)
+    if not subject.rendered:
+        return [], [NotApplicable(family, "the page is not rendered (no 'render' on the case)")]
+    html = subject.html
+    made = [MutantClass(family, "late_content", True, SHOWS, seen_by.PAGE, lambda rng: _late(subject, rng))]
+    skipped: list[NotApplicable] = []
+    if _SCRIPT_SRC.search(html):
+        made.append(
+            MutantClass(family, "library_fails", True, "the page runs", seen_by.PAGE, lambda rng: _library_fails(subject, rng))
+        )
+    else:
+        skipped.append(NotApplicable(f"{family}/library_fails", "the page loads no library from a URL"))
+    if _TABLE.search(html):
+        made.append(
+            MutantClass(family, "table_never_fills", True, SHOWS, seen_by.PAGE | {"html"}, lambda rng: _empty_table(subject, rng))
+        )
+    else:
+        skipped.append(NotApplicable(f"{family}/table_never_fills", "the page has no <table>"))
+    return made, skipped
+
+
+def _colour(rng: random.Random) -> str:
+    return f"#{rng.randint(0, 0xFFFFFF):06x}"
+
+
+def _overlay(subject: PageSubject, rng: random.Random) -> Variant:
+    opacity = round(rng.uniform(0.92, 1.0), 2)
+    background = _colour(rng)
+    overlay = (
+        f'<div style="position:fixed;inset:0;z-index:2147483647;background:{background};opacity:{opacity};'
+        'display:flex;align-items:center;justify-content:center;font:24px sans-serif">Loading...</div>'
+    )
+    params = {"background": background, "opacity": opacity}
+    return Variant(
+        params,
+        f"a full-screen 'Loading...' overlay ({background}, opacity {opacity})",
+        subject.with_html(before_body_end(subject.html, overlay)),
+    )
+
+
+def _bar(subject: PageSubject, rng: random.Random) -> Variant:
+    height = rng.randint(45, 75)
+    background = _colour(rng)
+    edge = rng.choice(("top", "bottom"))
+    bar = (
+        f'<div style="position:fixed;{edge}:0;left:0;right:0;height:{height}vh;z-index:2147483647;'
+        f'background:{background};font:16px sans-serif;padding:8px">Menu</div>'
+    )
+    params = {"height_vh": height, "edge": edge, "background": background}
+    return Variant(
+        params, f"a fixed bar covering the {edge} {height}% of the window", subject.with_html(before_body_end(subject.html, bar))
+    )
+
+
+def _hidden(subject: PageSubject, tag: str, rng: random.Random) -> Variant:
+    how = rng.choice(("display:none", "visibility:hidden", "opacity:0"))
+    style = f"<style>{tag}{{{how} !important}}</style>"
+    return Variant(
+        {"element": tag, "css": how}, f"every <{tag}> hidden by {how}", subject.with_html(before_body_end(subject.html, style))
+    )
+
+
+def _late(subject: PageSubject, rng: random.Random) -> Variant:
+    seconds = rng.randint(20, 60)  # longer than any capture waits (the renderer's page deadline is shorter)
+    snippet = (
+        '<style id="vx-late">body>*:not(#vx-wait){display:none !important}</style>'
+        '<div id="vx-wait" style="font:20px sans-serif;padding:40px">Loading...</div>'
+        f"<script>setTimeout(function(){{document.getElementById('vx-late').remove();"
+        f"document.getElementById('vx-wait').remove()}},{seconds * 1000})</script>"
+    )
+    return Variant(
+        {"seconds": seconds},
+        f"the content shown only {seconds} s after load, a placeholder until then",
+        subject.with_html(before_body_end(subject.html, snippet)),
+    )
+
+
+def _library_fails(subject: PageSubject, rng: random.Random) -> Variant:
+    urls = [m.group(2) for m in _SCRIPT_SRC.finditer(subject.html)]
+    url = rng.choice(urls)
+    broken = url.rsplit("/", 1)[0] + "/missing-module.js"
+    return Variant({"url": url}, f"the script {url} fails to load (404)", subject.with_html(subject.html.replace(url, broken, 1)))
+
+
+def _empty_table(subject: PageSubject, rng: random.Random) -> Variant:
+    """One table keeps its header row; every other row is taken out as soon as it appears, static or added by a script."""
+    count = len(_TABLE.findall(subject.html))
+    chosen = rng.randrange(count)
+    script = (
+        "<script>(function(){function empty(){var t=document.querySelectorAll('table')[" + str(chosen) + "];"
+        "if(t){Array.prototype.slice.call(t.rows,1).forEach(function(r){r.remove()})}}"
+        "empty();new MutationObserver(empty).observe(document.documentElement,{childList:true,subtree:true});"
+        "document.addEventListener('DOMContentLoaded',empty)})()</script>"
+    )
+    html = _after_head_start(subject.html, script)
+    return Variant(
+        {"table": chosen}, f"table {chosen + 1} of {count} never fills: only its header row shows", subject.with_html(html)
+    )
+
+
+def _after_head_start(html: str, snippet: str) -> str:
+    """``snippet`` first in the page (after ``<head>`` or ``<html>``), so it runs before the page's own scripts."""
+    match = re.search(r"<head\b[^>]*>|<html\b[^>]*>", html, re.IGNORECASE)
+    return html[: match.end()] + snippet + html[match.end() :] if match else snippet + html

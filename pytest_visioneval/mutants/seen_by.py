@@ -1,0 +1,25 @@
+"""Which deterministic graders can see which property, and which graders are judges.
+
+A class lists the grader types (``use:``) that can tell its instances from
+the known-good output. A case whose gating graders include none of them
+cannot catch the class without a judge: the self-test reports it as
+judge-only instead of counting it. Graders added later join the sets here.
+"""
+
+from __future__ import annotations
+
+# Graders comparing the output with the reference or the input, pixel by pixel or by structure.
+COMPARISON = frozenset({"similarity", "ssim", "locality"})
+GEOMETRY = COMPARISON | {"distinct_images"}
+COLOUR = frozenset({"similarity", "ssim", "locality"})  # each compares colours with the reference (CIEDE2000)
+TEXT = frozenset({"text", "ocr"})
+OUTSIDE_THE_MASK = frozenset({"locality"})
+INSIDE_THE_MASK = frozenset({"similarity", "ssim"})
+PAGE = frozenset({"render_check"})
+PAGE_IMAGES = frozenset({"html", "render_check", "distinct_images"})
+SHOWCASE = frozenset({"distinct_images"})
+ORDER = frozenset({"trajectory"})
+ANY_GATE = frozenset({"image", "similarity", "ssim", "locality", "text", "ocr", "html", "render_check", "distinct_images"})
+
+# LLM-judge graders: they run only with --judge.
+JUDGES = frozenset({"rubric", "checklist", "checklist_points", "score", "viescore", "image_quality", "marked_score", "judging"})
