@@ -204,7 +204,12 @@ def add_options(parser: pytest.Parser) -> None:
         f"images are downscaled to this longest side (default {DEFAULT_MAX_SIDE})",
         metavar="PX",
     )
-    both("--judge-max-images", "visioneval_judge_max_images", f"most images one judge request may carry (default {DEFAULT_MAX_IMAGES})", metavar="N")
+    both(
+        "--judge-max-images",
+        "visioneval_judge_max_images",
+        f"most images one judge request may carry (default {DEFAULT_MAX_IMAGES})",
+        metavar="N",
+    )
     both(
         "--eval-flaky-spread",
         "visioneval_flaky_spread",
