@@ -17,6 +17,13 @@ order the frames came back:
   menu that opens changes more pixels than the three steps after it), so
   there the gate is not reported; the judge's logic dimension covers it.
   ``in_order: false`` turns it off.
+* ``stays_in_app`` - every frame is painted in the colours of the case's
+  input screen (of the first frame when the case has none): at most
+  ``max_new_colours`` of a frame may be in colours farther than
+  ``max_delta_e`` (CIEDE2000) from every colour of that screen, a modal
+  scrim's darkening allowed (:mod:`.screen_palette`). Menus, dialogs and other
+  screens of one app keep its palette; another app's frames do not.
+  ``stays_in_app: false`` turns it off.
 
 Two frames are *the same screen* when fewer than ``min_changed`` of their
 pixels differ by more than 24 (0-255), both softened a little and a 1-pixel
@@ -46,6 +53,10 @@ from .imaging import CHANGE_TOLERANCE, aligned_difference, decode, load_path, rg
 
 # See the module docstring: a copy changes no pixel; a real GUI step 0.013% or more.
 DEFAULT_MIN_CHANGED_STEP = 0.00005
+# Measured on the shipped trajectories (docs/graders.md): a real step paints at most 2.8% of its
+# pixels in colours the app's first screen lacks, another app's frame 5.7% or more.
+DEFAULT_MAX_NEW_COLOURS = 0.04
+DEFAULT_MAX_DELTA_E = 12.0
 _IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".webp", ".gif")
 
 Frames = list[tuple[str, "Screen"]]
@@ -56,12 +67,12 @@ class Screen:
 
     def __init__(self, image: Image.Image):
         self.size = image.size
-        self._image = image
+        self.image = image
         self._soft: dict[tuple[int, int], np.ndarray] = {}
 
     def soft(self, size: tuple[int, int]) -> np.ndarray:
         if size not in self._soft:
-            image = self._image if self._image.size == size else self._image.resize(size, Image.Resampling.BILINEAR)
+            image = self.image if self.image.size == size else self.image.resize(size, Image.Resampling.BILINEAR)
             self._soft[size] = soften(rgb_array(image))
         return self._soft[size]
 
@@ -80,6 +91,9 @@ class TrajectoryGrader:
             "min_changed": {"type": "number", "minimum": 0, "maximum": 1, "default": DEFAULT_MIN_CHANGED_STEP},
             "allow_repeats": {"type": "boolean", "default": False},
             "in_order": {"type": "boolean", "default": True},
+            "stays_in_app": {"type": "boolean", "default": True},
+            "max_new_colours": {"type": "number", "minimum": 0, "maximum": 1, "default": DEFAULT_MAX_NEW_COLOURS},
+            "max_delta_e": {"type": "number", "exclusiveMinimum": 0, "default": DEFAULT_MAX_DELTA_E},
         },
     }
 
@@ -87,6 +101,9 @@ class TrajectoryGrader:
         self.min_changed = float(options.get("min_changed", DEFAULT_MIN_CHANGED_STEP))
         self.allow_repeats = bool(options.get("allow_repeats", False))
         self.in_order = bool(options.get("in_order", True))
+        self.stays_in_app = bool(options.get("stays_in_app", True))
+        self.max_new_colours = float(options.get("max_new_colours", DEFAULT_MAX_NEW_COLOURS))
+        self.max_delta_e = float(options.get("max_delta_e", DEFAULT_MAX_DELTA_E))
 
     @classmethod
     def check_case(cls, case: CaseSpec, options: Mapping[str, Any]) -> str | None:
@@ -106,11 +123,15 @@ class TrajectoryGrader:
         gates = [self._steps_differ(frames)]
         if not self.allow_repeats:
             gates.append(self._no_duplicates(frames))
-        if case.images:
-            gates.append(self._differs_from_input(frames, Screen(load_path(case.images[0])), case.images[0].name))
+        source = Screen(load_path(case.images[0])) if case.images else None
+        if source is not None:
+            gates.append(self._differs_from_input(frames, source, case.images[0].name))
         reference = reference_frames(case.reference)
         if self.in_order and len(reference) >= 2:
             gates.append(_in_order(frames, reference))
+        if self.stays_in_app:
+            app = (case.images[0].name, source) if source is not None else frames[0]
+            gates.append(self._stays_in_app(frames if source is not None else frames[1:], app))
         return Grade(gates=tuple(gates))
 
     def _same(self, a: Screen, b: Screen) -> bool:
@@ -143,6 +164,23 @@ class TrajectoryGrader:
         if same:
             return Gate("differs_from_input", False, f"{', '.join(same)} show(s) {input_name} unchanged")
         return Gate("differs_from_input", True, f"every frame differs from {input_name}")
+
+    def _stays_in_app(self, frames: Frames, app: tuple[str, Screen]) -> Gate:
+        from .screen_palette import new_colour_share, palette
+
+        app_name, app_screen = app
+        colours = palette(app_screen.image)
+        shares = [(name, new_colour_share(palette(frame.image), colours, self.max_delta_e)) for name, frame in frames]
+        foreign = [f"{name} ({share:.1%})" for name, share in shares if share > self.max_new_colours]
+        limit = f"farther than CIEDE2000 {self.max_delta_e:g} from every colour of {app_name}"
+        if foreign:
+            return Gate(
+                "stays_in_app",
+                False,
+                f"{', '.join(foreign)} painted in colours {limit}, more than {self.max_new_colours:.0%}: another app's screen",
+            )
+        most = max((share for _, share in shares), default=0.0)
+        return Gate("stays_in_app", True, f"every frame keeps the palette of {app_name}: at most {most:.1%} in colours {limit}")
 
 
 def reference_frames(reference: Path | None) -> Frames:

@@ -9,7 +9,10 @@ the case's ``images[0]``; a fiction-app sample has none.
 Implied graders: ``image`` (gate: exactly ``frames`` images came back), for
 the trajectory task types ``trajectory`` (each step differs from the one
 before, no screen repeats, no frame is the input again, in the order of the
-reference trajectory when the case has one) and a judge named ``judge``
+reference trajectory when the case has one, every frame in the palette of the
+input screen or the first frame), for single_step and grounding
+``screen_match`` named ``screen`` (the next screen keeps the input's
+orientation, scale, sharpness, palette and most of its content) and a judge named ``judge``
 scoring GOAL, LOGIC, CONS, UI and QUAL from 0 to 5 - the ``score`` grader,
 or, for grounding under ``compat: improved``, ``marked_score``, which also
 shows the judge a copy of the screenshot with the target drawn on it.
@@ -45,6 +48,7 @@ COORDINATE_SCALE = 1000  # GEBench's normalized coordinate grid
 JUDGE = "judge"  # the name of the implied judge grader; case_scores reads its metrics
 TRAJECTORY_GRADER = "trajectory"
 FRAMES_GRADER = "image"
+SCREEN_GRADER = "screen"  # single-image task types: the next screen against the input screen
 
 # Output images per task type: one next state, or a trajectory. For fiction_app and
 # real_app the official harness reads frame0..frame5 (an opening screen plus five steps).
@@ -245,6 +249,9 @@ class GEBenchProtocol:
         if task_type in TRAJECTORIES:
             # Steps that differ, no repeated screen, none the input again; in the reference's order when there is one.
             implied["graders"].insert(1, {"use": "trajectory", "name": TRAJECTORY_GRADER, "options": {}})
+        else:
+            # One next screen: the input's look kept (orientation, scale, sharpness, palette, most content).
+            implied["graders"].insert(1, {"use": "screen_match", "name": SCREEN_GRADER, "options": {}})
         if "expected" in fields:
             implied["criteria"] = fields["expected"]
         return implied

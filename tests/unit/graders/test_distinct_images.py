@@ -11,7 +11,7 @@ from typing import Any
 import jsonschema
 import numpy as np
 import pytest
-from PIL import Image, ImageDraw, ImageFilter
+from PIL import Image, ImageDraw, ImageEnhance, ImageFilter, ImageOps
 
 from pytest_visioneval.artifacts import Artifact
 from pytest_visioneval.cases.spec import CaseSpec
@@ -166,3 +166,62 @@ def test_a_rendered_page_is_judged_on_its_dom(source_case: CaseSpec, renderer: R
         gate.reason
         == "2 <img> show an input image (1 allowed): mug.png (<img> #1) (= input mug.png), mug.png (<img> #3) (= input mug.png)"
     )
+
+
+# -- transformed copies (same_picture) -----------------------------------------------
+def _hue_turned(image: Image.Image, degrees: int) -> Image.Image:
+    hue, saturation, value = image.convert("HSV").split()
+    return Image.merge("HSV", (hue.point(lambda h: (h + degrees * 256 // 360) % 256), saturation, value)).convert("RGB")
+
+
+TRANSFORMS: dict[str, Callable[[Image.Image], Image.Image]] = {
+    "mirrored": ImageOps.mirror,
+    "flipped": ImageOps.flip,
+    "turned 90": lambda im: im.rotate(90, expand=True),
+    "turned 180": lambda im: im.rotate(180),
+    "greyscale": lambda im: ImageOps.grayscale(im).convert("RGB"),
+    "hue turned 30": lambda im: _hue_turned(im, 30),
+    "less contrast": lambda im: ImageEnhance.Contrast(im).enhance(0.7),
+}
+
+
+@pytest.mark.parametrize("transform", list(TRANSFORMS))
+def test_a_transformed_copy_of_the_source_photo_is_no_new_picture(make_case: Callable[..., CaseSpec], transform: str) -> None:
+    folder = REFS / "harbor-mug"
+    case = make_case(task="html_generation", prompt="p", images=(folder / "mug.png",))
+    copy = TRANSFORMS[transform](Image.open(folder / "mug.png").convert("RGB"))
+    names = ["mug.png", "showcase-1.png", "showcase-2.png"]
+    files = tuple(Artifact(name, (folder / name).read_bytes()) for name in names[:2])
+    page = Artifact("page.html", showcase_page(*names))
+    gate, metric = distinct(case, (page, *files, Artifact("showcase-2.png", encode(copy))), input_copies=1)
+    assert not gate.passed
+    assert gate.reason.startswith(
+        "2 <img> show an input image (1 allowed): mug.png (= input mug.png), showcase-2.png (= input mug.png ("
+    )
+    assert "of it explained)" in gate.reason
+    assert metric.value == 1.0
+
+
+def test_a_showcase_that_mirrors_another_repeats_it(make_case: Callable[..., CaseSpec]) -> None:
+    folder = REFS / "beam-lamp"
+    case = make_case(task="html_generation", prompt="p", images=(folder / "lamp.png",))
+    mirrored = ImageOps.mirror(Image.open(folder / "showcase-2.png").convert("RGB"))
+    names = ["showcase-1.png", "showcase-2.png"]
+    files = tuple(Artifact(name, (folder / name).read_bytes()) for name in names)
+    page = Artifact("page.html", showcase_page(*names, "showcase-3.png"))
+    gate, _ = distinct(case, (page, *files, Artifact("showcase-3.png", encode(mirrored))))
+    assert not gate.passed
+    assert gate.reason.startswith("showcase-3.png is the same picture as showcase-2.png (mirrored, 100% of it explained)")
+
+
+@pytest.mark.parametrize("product", ["harbor-mug", "sprint-sneaker", "beam-lamp", "star-tee"])
+def test_the_shipped_showcases_are_new_pictures(make_case: Callable[..., CaseSpec], product: str) -> None:
+    """Other angles, poses, backgrounds and zooms of one product stay distinct under every transform tried."""
+    folder = REFS / product
+    source = next(p for p in folder.glob("*.png") if not p.name.startswith("showcase"))
+    case = make_case(task="html_generation", prompt="p", images=(source,))
+    names = [source.name] + [f"showcase-{i}.png" for i in range(1, 5)]
+    files = tuple(Artifact(name, (folder / name).read_bytes()) for name in names)
+    gate, metric = distinct(case, (Artifact("page.html", showcase_page(*names)), *files), input_copies=1)
+    assert gate.passed, gate.reason
+    assert metric.value == 4.0

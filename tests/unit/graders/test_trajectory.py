@@ -16,6 +16,7 @@ from pytest_visioneval.graders.trajectory import TrajectoryGrader, natural_key
 
 EXAMPLE = Path(__file__).parents[3] / "cases" / "gebench" / "multi_step"
 FRAMES = sorted((EXAMPLE / "trajectory").glob("frame-*.png"), key=lambda p: natural_key(p.name))
+FICTION = sorted((EXAMPLE.parent / "fiction_app" / "trajectory").glob("frame-*.png"), key=lambda p: natural_key(p.name))
 
 
 def as_artifacts(paths: list[Path]) -> tuple[Artifact, ...]:
@@ -33,7 +34,7 @@ def grade(case: CaseSpec, frames: tuple[Artifact, ...], **options: object) -> di
 
 def test_the_example_trajectory_passes_every_gate(case: CaseSpec) -> None:
     gates = grade(case, as_artifacts(FRAMES))
-    assert set(gates) == {"steps_differ", "no_duplicates", "differs_from_input", "in_order"}
+    assert set(gates) == {"steps_differ", "no_duplicates", "differs_from_input", "in_order", "stays_in_app"}
     assert all(g.passed for g in gates.values()), gates
     assert gates["in_order"].reason == "the frames look like reference frames 1, 2, 3, 4, 5: in order"
 
@@ -92,3 +93,36 @@ def test_without_a_reference_folder_order_is_not_judged(make_case: Callable[...,
 def test_natural_order_puts_frame_10_after_frame_2() -> None:
     names = [Path(f"frame-{i}.png") for i in (10, 2, 1)]
     assert [p.name for p in sorted(names, key=lambda p: natural_key(p.name))] == ["frame-1.png", "frame-2.png", "frame-10.png"]
+
+
+def test_the_example_steps_keep_the_apps_palette(case: CaseSpec) -> None:
+    gate = grade(case, as_artifacts(FRAMES))["stays_in_app"]
+    assert gate.passed
+    assert gate.reason.startswith("every frame keeps the palette of notes-home.png: at most 2.")
+
+
+def test_another_apps_frames_fail_stays_in_app(case: CaseSpec) -> None:
+    gate = grade(case, as_artifacts(FICTION[:5]))["stays_in_app"]
+    assert not gate.passed
+    assert gate.reason.startswith("frame-1.png (1")
+    assert "painted in colours farther than CIEDE2000 12 from every colour of notes-home.png, more than 4%" in gate.reason
+    assert gate.reason.endswith("another app's screen")
+
+
+def test_one_foreign_frame_is_named(case: CaseSpec) -> None:
+    gate = grade(case, as_artifacts([*FRAMES[:3], FICTION[2], FRAMES[4]]))["stays_in_app"]
+    assert not gate.passed
+    assert gate.reason.startswith("frame-4.png (2")
+    assert "frame-1.png" not in gate.reason and "frame-5.png" not in gate.reason
+
+
+def test_without_an_input_the_frames_are_compared_with_the_first(make_case: Callable[..., CaseSpec]) -> None:
+    case = make_case(task="image_generation", reference=FICTION[0].parent)
+    assert grade(case, as_artifacts(FICTION))["stays_in_app"].passed
+    gate = grade(case, as_artifacts([FICTION[0], *FRAMES[2:]]))["stays_in_app"]
+    assert not gate.passed
+    assert "from every colour of frame-1.png" in gate.reason
+
+
+def test_stays_in_app_can_be_turned_off(case: CaseSpec) -> None:
+    assert "stays_in_app" not in grade(case, as_artifacts(FICTION[:5]), stays_in_app=False)

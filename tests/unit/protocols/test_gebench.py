@@ -64,6 +64,16 @@ def test_single_step_is_an_edit_of_the_screenshot_judged_on_five_dimensions(load
     assert "real mobile app" in graders(improved)["judge"].options["dimensions"]["ui"]
 
 
+def test_single_image_task_types_compare_the_next_screen_with_the_input(load: Callable[..., CaseSpec]) -> None:
+    single = load({"task_type": "single_step", "instruction": "Turn on Wi-Fi."}, images=["screen.png"])
+    grounding = load({"task_type": "grounding", "instruction": "Tap.", "point": [10, 20]}, images=["screen.png"])
+    trajectory = load({"task_type": "multi_step", "instruction": "Order a coffee."}, images=["screen.png"])
+    for case in (single, grounding):
+        screen = graders(case)["screen"]
+        assert screen.use == "screen_match" and screen.options == {}
+    assert "screen" not in graders(trajectory) and graders(trajectory)["trajectory"].use == "trajectory"
+
+
 def test_multi_step_defaults_to_five_frames_and_says_so_in_the_prompt(load: Callable[..., CaseSpec]) -> None:
     case = load({"task_type": "multi_step", "instruction": "Order a coffee."}, images=["screen.png"])
     assert graders(case)["image"].options == {"count": 5}
