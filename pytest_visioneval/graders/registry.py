@@ -37,6 +37,8 @@ BUILTIN_GRADERS: dict[str, str] = {
     "checklist_points": "checklist_points:ChecklistPointsGrader",
     "render_check": "render_check:RenderCheckGrader",
     "distinct_images": "distinct_images:DistinctImagesGrader",
+    "screen_match": "screen_match:ScreenMatchGrader",
+    "colour": "colour:ColourGrader",
 }
 
 

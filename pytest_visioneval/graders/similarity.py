@@ -21,7 +21,11 @@ from PIL import Image
 from ..artifacts import Artifact
 from ..cases.spec import CaseSpec
 from .base import Gate, Grade, GradeContext, Metric
+from .colour_check import COLOUR_CHECK_OPTIONS, ColourCheck
+from .colour_difference import ContentDifference, content_difference, shifted, whole_image_shift
 from .imaging import comparison_path, decode, load_path, missing_comparison, rgb_array
+
+ALIGN_SHARE = 0.02  # a whole-image shift up to this share of the longer side is undone before scoring
 
 
 class SimilarityGrader:
@@ -31,12 +35,15 @@ class SimilarityGrader:
         "properties": {
             "against": {"enum": ["reference", "input"], "default": "reference"},
             "min_score": {"type": "number", "minimum": 0, "maximum": 1},
+            **COLOUR_CHECK_OPTIONS,
         },
     }
 
     def __init__(self, options: Mapping[str, Any]):
         self.against = options.get("against", "reference")
         self.min_score = options.get("min_score")
+        self.colour = ColourCheck.from_options(options, "reference" if self.against == "reference" else "input")
+        self.gated = self.min_score is not None or "max_changed_content" in options
 
     @classmethod
     def check_case(cls, case: CaseSpec, options: Mapping[str, Any]) -> str | None:
@@ -48,27 +55,33 @@ class SimilarityGrader:
         images = [a for a in artifacts if a.kind == "image"]
         if not images:
             metric = Metric("score", 0.0, "the output holds no image")
-            return Grade(gates=self._gate(0.0, metric.reason), metrics=(metric,))
-        scores, notes = [], []
+            return Grade(gates=self._gate(0.0, metric.reason, []), metrics=(metric,))
+        scores, notes, colours = [], [], []
         for artifact in images:
             try:
                 out = decode(artifact.data)
             except ValueError as exc:
                 scores.append(0.0)
+                colours.append((artifact.name, None))
                 notes.append(f"{artifact.name}: does not decode ({exc}), scored 0")
                 continue
-            score, resized = pixel_similarity(out, target)
+            score, resized, (dy, dx) = aligned_similarity(out, target)
             scores.append(score)
-            notes.append(f"{artifact.name}: {score:.4f}" + (f" (resized from {out.width}x{out.height})" if resized else ""))
+            colours.append((artifact.name, content_difference(out, target, self.colour.delta_e)))
+            note = f"{artifact.name}: {score:.4f}" + (f" (resized from {out.width}x{out.height})" if resized else "")
+            notes.append(note + (f" (shifted by x {-dx:+d}, y {-dy:+d} px; aligned)" if dy or dx else ""))
         value = float(np.mean(scores))
         reason = f"vs {self.against} {target_path.name}: " + "; ".join(notes)
-        return Grade(gates=self._gate(value, reason), metrics=(Metric("score", value, reason),))
+        metrics = (Metric("score", value, reason), *self.colour.metrics(colours))
+        return Grade(gates=self._gate(value, reason, colours), metrics=metrics)
 
-    def _gate(self, value: float, reason: str) -> tuple[Gate, ...]:
-        if self.min_score is None:
+    def _gate(self, value: float, reason: str, colours: list[tuple[str, ContentDifference | None]]) -> tuple[Gate, ...]:
+        if not self.gated:
             return ()
-        passed = value >= self.min_score
-        return (Gate("match", passed, f"score {value:.4f} {'>=' if passed else '<'} {self.min_score}; {reason}"),)
+        passed = self.min_score is None or value >= self.min_score
+        says = "" if self.min_score is None else f"score {value:.4f} {'>=' if passed else '<'} {self.min_score}; "
+        colour_passed, colour_says = self.colour.verdict(colours)
+        return (Gate("match", passed and colour_passed, f"{says}{colour_says}; {reason}"),)
 
 
 def pixel_similarity(output: Image.Image, target: Image.Image) -> tuple[float, bool]:
@@ -78,3 +91,14 @@ def pixel_similarity(output: Image.Image, target: Image.Image) -> tuple[float, b
         output = output.resize(target.size, Image.Resampling.BILINEAR)
     diff = np.abs(rgb_array(output) - rgb_array(target))
     return 1.0 - float(diff.mean()) / 255.0, resized
+
+
+def aligned_similarity(output: Image.Image, target: Image.Image) -> tuple[float, bool, tuple[int, int]]:
+    """:func:`pixel_similarity` after undoing a small whole-image shift; also the (dy, dx) undone."""
+    resized = output.size != target.size
+    if resized:
+        output = output.resize(target.size, Image.Resampling.BILINEAR)
+    out, tgt = rgb_array(output), rgb_array(target)
+    dy, dx = whole_image_shift(out, tgt, ALIGN_SHARE)
+    diff = np.abs(shifted(out, dy, dx) - tgt)
+    return 1.0 - float(diff.mean()) / 255.0, resized, (dy, dx)

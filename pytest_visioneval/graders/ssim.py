@@ -11,6 +11,15 @@ structural similarity"). With ``min_ssim`` set, also a gate ``match``.
 Per channel rather than grayscale because a recolour is a change of hue:
 turning a red emblem teal leaves the luminance, and so grayscale SSIM, almost
 untouched (0.997 on the cookbook logo) while per-channel SSIM drops to 0.81.
+
+SSIM drops steeply under a whole-image shift of a pixel or two (a legitimate
+output), so the output is first aligned to the comparison image: the shift
+phase correlation finds, when it is at most ALIGN_SHARE of the image's
+longer side (the reason names it). And SSIM is still nearly blind to a
+moderate hue rotation of flat colour areas (0.99 for 30 degrees on the
+cookbook logos): the gate also applies the content-colour check of ``use:
+similarity`` (metric ``changed_content``, options ``max_changed_content`` and
+``delta_e``).
 """
 
 from __future__ import annotations
@@ -26,11 +35,14 @@ from ..artifacts import Artifact
 from ..cases.spec import CaseSpec
 from ..errors import GraderError
 from .base import Gate, Grade, GradeContext, Metric
+from .colour_check import COLOUR_CHECK_OPTIONS, ColourCheck
+from .colour_difference import ContentDifference, content_difference, shifted, whole_image_shift
 from .imaging import comparison_path, decode, load_path, missing_comparison, rgb_array
 
 # Wang et al.'s window: an 11x11 Gaussian (sigma 1.5, truncated at 3.5 sigma).
 _SSIM_ARGS: Mapping[str, Any] = {"gaussian_weights": True, "sigma": 1.5, "use_sample_covariance": False, "data_range": 255.0}
 MIN_SSIM_SIDE = 11
+ALIGN_SHARE = 0.02  # a whole-image shift up to this share of the longer side is undone before SSIM
 
 
 class SsimGrader:
@@ -40,12 +52,15 @@ class SsimGrader:
         "properties": {
             "against": {"enum": ["reference", "input"], "default": "reference"},
             "min_ssim": {"type": "number", "minimum": -1, "maximum": 1},
+            **COLOUR_CHECK_OPTIONS,
         },
     }
 
     def __init__(self, options: Mapping[str, Any]):
         self.against = options.get("against", "reference")
         self.min_ssim = options.get("min_ssim")
+        self.colour = ColourCheck.from_options(options, "reference" if self.against == "reference" else "input")
+        self.gated = self.min_ssim is not None or "max_changed_content" in options
 
     @classmethod
     def check_case(cls, case: CaseSpec, options: Mapping[str, Any]) -> str | None:
@@ -59,28 +74,36 @@ class SsimGrader:
         images = [a for a in artifacts if a.kind == "image"]
         if not images:
             metric = Metric("ssim", 0.0, "the output holds no image")
-            return Grade(gates=self._gate(0.0, metric.reason), metrics=(metric,))
-        scores, notes = [], []
+            return Grade(gates=self._gate(0.0, metric.reason, []), metrics=(metric,))
+        scores, notes, colours = [], [], []
         for artifact in images:
             try:
                 out = decode(artifact.data)
             except ValueError as exc:
                 scores.append(0.0)
+                colours.append((artifact.name, None))
                 notes.append(f"{artifact.name}: does not decode ({exc}), scored 0")
                 continue
             fitted, resized = fit_to(out, target.size)
-            score = mean_ssim(rgb_array(fitted), expected)
+            pixels = rgb_array(fitted)
+            dy, dx = whole_image_shift(pixels, expected, ALIGN_SHARE)
+            score = mean_ssim(shifted(pixels, dy, dx), expected)
             scores.append(score)
-            notes.append(f"{artifact.name}: {score:.4f}" + (f" (resized from {out.width}x{out.height})" if resized else ""))
+            colours.append((artifact.name, content_difference(out, target, self.colour.delta_e)))
+            note = f"{artifact.name}: {score:.4f}" + (f" (resized from {out.width}x{out.height})" if resized else "")
+            notes.append(note + (f" (shifted by x {-dx:+d}, y {-dy:+d} px; aligned)" if dy or dx else ""))
         value = float(np.mean(scores))
         reason = f"vs {self.against} {target_path.name}: " + "; ".join(notes)
-        return Grade(gates=self._gate(value, reason), metrics=(Metric("ssim", value, reason),))
+        metrics = (Metric("ssim", value, reason), *self.colour.metrics(colours)[:1])
+        return Grade(gates=self._gate(value, reason, colours), metrics=metrics)
 
-    def _gate(self, value: float, reason: str) -> tuple[Gate, ...]:
-        if self.min_ssim is None:
+    def _gate(self, value: float, reason: str, colours: list[tuple[str, ContentDifference | None]]) -> tuple[Gate, ...]:
+        if not self.gated:
             return ()
-        passed = value >= self.min_ssim
-        return (Gate("match", passed, f"ssim {value:.4f} {'>=' if passed else '<'} {self.min_ssim}; {reason}"),)
+        passed = self.min_ssim is None or value >= self.min_ssim
+        says = "" if self.min_ssim is None else f"ssim {value:.4f} {'>=' if passed else '<'} {self.min_ssim}; "
+        colour_passed, colour_says = self.colour.verdict(colours)
+        return (Gate("match", passed and colour_passed, f"{says}{colour_says}; {reason}"),)
 
 
 def fit_to(image: Image.Image, size: tuple[int, int]) -> tuple[Image.Image, bool]:

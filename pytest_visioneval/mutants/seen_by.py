@@ -9,17 +9,19 @@ judge-only instead of counting it. Graders added later join the sets here.
 from __future__ import annotations
 
 # Graders comparing the output with the reference or the input, pixel by pixel or by structure.
-COMPARISON = frozenset({"similarity", "ssim", "locality"})
+COMPARISON = frozenset({"similarity", "ssim", "locality", "screen_match"})
 GEOMETRY = COMPARISON | {"distinct_images"}
-COLOUR = frozenset({"similarity", "ssim", "locality"})  # each compares colours with the reference (CIEDE2000)
+COLOUR = frozenset({"similarity", "ssim", "locality", "colour", "screen_match"})  # each compares colours (CIEDE2000)
 TEXT = frozenset({"text", "ocr"})
 OUTSIDE_THE_MASK = frozenset({"locality"})
-INSIDE_THE_MASK = frozenset({"similarity", "ssim"})
+INSIDE_THE_MASK = frozenset({"similarity", "ssim", "colour"})
 PAGE = frozenset({"render_check"})
 PAGE_IMAGES = frozenset({"html", "render_check", "distinct_images"})
 SHOWCASE = frozenset({"distinct_images"})
 ORDER = frozenset({"trajectory"})
-ANY_GATE = frozenset({"image", "similarity", "ssim", "locality", "text", "ocr", "html", "render_check", "distinct_images"})
+ANY_GATE = frozenset(
+    {"image", "similarity", "ssim", "colour", "locality", "text", "ocr", "html", "render_check", "distinct_images", "screen_match", "trajectory"}
+)
 
 # LLM-judge graders: they run only with --judge.
 JUDGES = frozenset({"rubric", "checklist", "checklist_points", "score", "viescore", "image_quality", "marked_score", "judging"})

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -60,7 +61,6 @@ def case(make_case: Callable[..., CaseSpec], reference: Path) -> CaseSpec:
 def run(options: dict[str, Any], case: CaseSpec, *artifacts: Artifact) -> tuple[float, str, dict[str, Gate]]:
     jsonschema.validate(options, SsimGrader.options_schema)
     result = SsimGrader(options).grade(case, artifacts)
-    assert len(result.metrics) == 1
     metric = result.metrics[0]
     assert metric.name == "ssim" and metric.higher_is_better
     assert type(metric.value) is float and -1.0 <= metric.value <= 1.0
@@ -71,7 +71,7 @@ def test_identical_image_scores_one(case: CaseSpec) -> None:
     score, reason, gates = run({}, case, png(scene()))
     assert score == pytest.approx(1.0, abs=1e-6)
     assert reason == "vs reference reference.png: image-0.png: 1.0000"
-    assert gates == {}  # no min_ssim, no gate
+    assert gates == {}  # no min_ssim nor max_changed_content, no gate
 
 
 def test_noise_lowers_the_score_more_the_stronger_it_is(case: CaseSpec) -> None:
@@ -111,7 +111,8 @@ def test_ssim_is_wang_et_al_per_channel() -> None:
 def test_min_ssim_gate_passes(case: CaseSpec) -> None:
     score, _, gates = run({"min_ssim": 0.5}, case, png(noisy(5)))
     assert gates["match"].passed
-    assert gates["match"].reason.startswith(f"ssim {score:.4f} >= 0.5; vs reference reference.png")
+    assert gates["match"].reason.startswith(f"ssim {score:.4f} >= 0.5; ")
+    assert "; vs reference reference.png: image-0.png" in gates["match"].reason
 
 
 def test_min_ssim_gate_fails_below(case: CaseSpec) -> None:
@@ -192,6 +193,70 @@ def test_tiny_reference_is_a_grader_error(make_case: Callable[..., CaseSpec], ma
 
 def test_options_schema() -> None:
     jsonschema.validate({"against": "input", "min_ssim": -0.5}, SsimGrader.options_schema)
-    for bad in ({"min_ssim": 1.5}, {"against": "mask"}, {"min_score": 0.5}):
+    jsonschema.validate({"min_ssim": 0.9, "max_changed_content": 0.05, "delta_e": 8}, SsimGrader.options_schema)
+    for bad in ({"min_ssim": 1.5}, {"against": "mask"}, {"min_score": 0.5}, {"max_changed_content": -0.1}):
         with pytest.raises(jsonschema.ValidationError):
             jsonschema.validate(bad, SsimGrader.options_schema)
+
+
+# -- alignment and the content-colour check of the match gate -----------------
+def hue_rotated(image: Image.Image, degrees: float) -> Image.Image:
+    from skimage.color import hsv2rgb, rgb2hsv
+
+    hsv = rgb2hsv(np.asarray(image))
+    hsv[..., 0] = (hsv[..., 0] + degrees / 360) % 1.0
+    return Image.fromarray((hsv2rgb(hsv) * 255).round().astype(np.uint8))
+
+
+def logo() -> Image.Image:
+    """A teal emblem with a white triangle on white, like the cookbook's logo edits."""
+    image = Image.new("RGB", (128, 128), (255, 255, 255))
+    draw = ImageDraw.Draw(image)
+    draw.ellipse((32, 8, 96, 72), fill=(13, 148, 136))
+    draw.polygon([(64, 20), (46, 60), (82, 60)], fill=(255, 255, 255))
+    draw.rectangle((30, 90, 98, 100), fill=(30, 30, 30))
+    return image
+
+
+@pytest.fixture
+def logo_case(make_case: Callable[..., CaseSpec], tmp_path: Path) -> CaseSpec:
+    logo().save(tmp_path / "logo.png")
+    return make_case(reference=tmp_path / "logo.png")
+
+
+def test_a_whole_image_shift_is_undone_and_named(logo_case: CaseSpec) -> None:
+    moved = Image.fromarray(np.pad(np.asarray(logo()), ((2, 0), (0, 0), (0, 0)), mode="edge")[:-2])  # 2 px down
+    plain = mean_ssim(np.asarray(moved, np.float32), np.asarray(logo(), np.float32))
+    score, reason, gates = run({"min_ssim": 0.9}, logo_case, png(moved))
+    assert plain < 0.9 < score  # unaligned, the shift alone would fail the gate
+    assert "(shifted by x +0, y +2 px; aligned)" in reason
+    assert gates["match"].passed
+
+
+@pytest.mark.parametrize("degrees", [30, 180])
+def test_a_hue_rotation_fails_the_gate(logo_case: CaseSpec, degrees: int) -> None:
+    score, _, gates = run({"min_ssim": 0.9}, logo_case, png(hue_rotated(logo(), degrees)))
+    if degrees == 30:
+        assert score >= 0.9  # SSIM alone hardly sees a moderate hue rotation of flat colour
+    gate = gates["match"]
+    assert not gate.passed
+    assert re.search(r"; \d+\.\d% of the content differs in colour from the reference \(deltaE00 > 10; limit 8%\)", gate.reason)
+    assert "where the reference has #0d9488" in gate.reason
+
+
+def test_changed_content_metric(logo_case: CaseSpec) -> None:
+    result = SsimGrader({}).grade(logo_case, [png(hue_rotated(logo(), 90))])
+    names = [m.name for m in result.metrics]
+    assert names == ["ssim", "changed_content"]
+    changed = result.metrics[1]
+    assert not changed.higher_is_better and changed.value > 0.5
+
+
+def test_jpeg_and_brightness_pass_the_gate(logo_case: CaseSpec) -> None:
+    out = io.BytesIO()
+    logo().save(out, format="JPEG", quality=60)
+    _, _, gates = run({"min_ssim": 0.9}, logo_case, Artifact("image-0.jpg", out.getvalue()))
+    assert gates["match"].passed, gates["match"].reason
+    lifted = Image.fromarray(np.clip(np.asarray(logo(), np.int16) - 8, 0, 255).astype(np.uint8))
+    _, _, gates = run({"min_ssim": 0.9}, logo_case, png(lifted))
+    assert gates["match"].passed, gates["match"].reason
