@@ -8,6 +8,7 @@ almost always a copy-paste mistake that would drop a grader or a prompt.
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -25,6 +26,21 @@ PathKey = tuple[Any, ...]
 # walks it: a few hundred bytes of nested aliases (a "billion laughs") would otherwise
 # take gigabytes. A suite of 10,000 plain cases is about 300,000 nodes.
 MAX_EXPANDED_NODES = 2_000_000
+# The same for the characters of the text: a long string aliased 9 times per level over 5
+# levels stays under the node limit yet expands a 10 KB file to 590 MB. Text written out
+# is never refused by this (a file without aliases is not checked); only what aliases repeat.
+MAX_EXPANDED_CHARS = 50_000_000
+MAX_EXPANDED_CHARS_ENV = "VISIONEVAL_MAX_YAML_CHARS"
+
+
+def max_expanded_chars(path: Path) -> int:
+    """The limit on a case file's text once its aliases are expanded: the environment's, else the default."""
+    raw = os.environ.get(MAX_EXPANDED_CHARS_ENV, "").strip().replace("_", "")
+    if not raw:
+        return MAX_EXPANDED_CHARS
+    if not raw.isdigit() or int(raw) <= 0:
+        raise CaseFileError(path, f"{MAX_EXPANDED_CHARS_ENV}={raw!r} is not a positive whole number")
+    return int(raw)
 
 
 @dataclass(frozen=True)
@@ -106,12 +122,15 @@ def _yaml_problem(exc: yaml.MarkedYAMLError) -> str:
 
 
 def _check_expansion(root: yaml.Node, path: Path) -> None:
-    """Refuse a node graph that refers to itself or that aliases expand past MAX_EXPANDED_NODES.
+    """Refuse a node graph that refers to itself or that aliases expand past MAX_EXPANDED_NODES nodes or
+    :func:`max_expanded_chars` characters of scalar text.
 
     Sizes are counted once per distinct node (aliases share their node), so
     the check itself stays as small as the file.
     """
+    char_limit = max_expanded_chars(path)
     sizes: dict[int, int] = {}
+    chars: dict[int, int] = {}
     on_path: set[int] = set()
     stack: list[tuple[yaml.Node, bool]] = [(root, False)]
     while stack:
@@ -121,6 +140,14 @@ def _check_expansion(root: yaml.Node, path: Path) -> None:
         if children_done:
             on_path.discard(key)
             sizes[key] = 1 + sum(sizes[id(child)] for child in children)
+            chars[key] = len(node.value) if isinstance(node, yaml.ScalarNode) else sum(chars[id(child)] for child in children)
+            if chars[key] > char_limit:
+                raise CaseFileError(
+                    path,
+                    f"the file expands to {chars[key]:,} characters of text through its aliases, over the limit of "
+                    f"{char_limit:,} ({MAX_EXPANDED_CHARS_ENV}); write the data out or use fewer nested aliases",
+                    line=node.start_mark.line + 1,
+                )
             if sizes[key] > MAX_EXPANDED_NODES:
                 raise CaseFileError(
                     path,

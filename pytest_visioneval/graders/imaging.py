@@ -10,25 +10,69 @@ from typing import Any
 import numpy as np
 from PIL import Image, UnidentifiedImageError
 
+from ..cases.image_limits import ImageTooLarge, check_size
 from ..cases.spec import CaseSpec
 from ..errors import GraderError
 
 
-def decode(data: bytes) -> Image.Image:
-    """Decode fully (``load``) so truncated files fail here, not later."""
+def decode(data: bytes, what: str = "the image") -> Image.Image:
+    """Decode fully (``load``) so truncated files fail here, not later.
+
+    The header's size is checked against VISIONEVAL_MAX_IMAGE_PIXELS first (``Image.open`` reads only the
+    header): a small file of one colour can decode to gigabytes. Over the limit: :class:`ImageTooLarge`
+    (a ``ValueError``) naming ``what``, before any pixel is decoded.
+    """
     try:
         image = Image.open(io.BytesIO(data))
+        check_size(image.size, what)
         image.load()
+    except ImageTooLarge:
+        raise
     except (UnidentifiedImageError, OSError, ValueError, Image.DecompressionBombError) as exc:
         raise ValueError(str(exc) or type(exc).__name__) from exc
     return image
 
 
-def load_path(path: Path) -> Image.Image:
+def load_path(path: Path, what: str = "image") -> Image.Image:
+    """``path`` decoded; a :class:`GraderError` when it cannot be read or is over the pixel limit.
+
+    ``what`` says what the file is in the message ("input image", "reference image").
+    """
     try:
-        return decode(path.read_bytes())
-    except (OSError, ValueError) as exc:
-        raise GraderError(f"cannot read image {path}: {exc}") from exc
+        data = path.read_bytes()
+    except OSError as exc:
+        raise GraderError(f"cannot read {what} {path}: {exc}") from exc
+    try:
+        return decode(data, f"{what} {path}")
+    except ImageTooLarge as exc:
+        raise GraderError(str(exc)) from exc
+    except ValueError as exc:
+        raise GraderError(f"cannot read {what} {path}: {exc}") from exc
+
+
+def decode_reduced(data: bytes, longest: int, what: str = "the image") -> Image.Image:
+    """Decoded no larger than needed for ``longest`` px on the longer side, for checks that do not need full resolution.
+
+    A JPEG is decoded at 1/2, 1/4 or 1/8 scale by its decoder (``Image.draft``: the full-size pixels are never
+    held), so a large photo over the pixel limit is still read when its reduced decode is under it; other
+    formats are decoded in full (within the limit) and then box-reduced.
+    """
+    try:
+        image = Image.open(io.BytesIO(data))
+        if image.format == "JPEG":
+            image.draft("RGB", (longest, longest))  # the decoder picks the largest scale still >= longest
+        check_size(image.size, what)
+        image.load()
+    except ImageTooLarge:
+        raise
+    except (UnidentifiedImageError, OSError, ValueError, Image.DecompressionBombError) as exc:
+        raise ValueError(str(exc) or type(exc).__name__) from exc
+    factor = max(image.size) // longest
+    if factor < 2:
+        return image
+    if image.mode not in ("L", "LA", "RGB", "RGBA"):
+        image = image.convert("RGBA")  # reduce() takes 8-bit modes only (not P, 1, I;16)
+    return image.reduce(factor)
 
 
 def rgb_array(image: Image.Image) -> np.ndarray:

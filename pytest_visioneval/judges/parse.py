@@ -13,6 +13,11 @@ import re
 from functools import lru_cache
 from typing import Any
 
+# Judge reply schemas are a few levels deep; a reply nested deeper than this is not an answer. Python's
+# JSON reader recurses per level and stops with RecursionError near 1,000 levels, which must not escape
+# as an internal error: a hostile or broken reply is rejected with a reason and the judge asked again.
+MAX_REPLY_DEPTH = 64
+
 _FENCE = re.compile(r"^\s*```(?:json)?\s*\n(?P<body>.*?)\n\s*```\s*$", re.DOTALL)
 
 
@@ -31,14 +36,39 @@ def parse_reply(text: str | None, schema: dict) -> dict[str, Any]:
         data = json.loads(body)
     except json.JSONDecodeError as exc:
         raise ReplyRejected(f"not valid JSON ({exc.msg} at line {exc.lineno} column {exc.colno})") from None
+    except RecursionError:
+        raise ReplyRejected(
+            f"nested too deeply to read (a {len(body):,}-character reply; at most {MAX_REPLY_DEPTH} levels are accepted)"
+        ) from None
     if not isinstance(data, dict):
         raise ReplyRejected(f"expected a JSON object, got {type(data).__name__}")
+    depth = nesting_depth(data)
+    if depth > MAX_REPLY_DEPTH:
+        raise ReplyRejected(f"nested {depth} levels deep, over the limit of {MAX_REPLY_DEPTH}")
     errors = sorted(_validator(json.dumps(schema, sort_keys=True)).iter_errors(data), key=lambda e: list(map(str, e.path)))
     if errors:
         first = errors[0]
         where = "/".join(map(str, first.absolute_path)) or "(top level)"
         raise ReplyRejected(f"does not match the reply schema at {where}: {first.message}")
     return data
+
+
+def nesting_depth(value: Any) -> int:
+    """How many objects and arrays deep ``value`` goes (a scalar: 0), walked without recursion."""
+    deepest = 0
+    stack: list[tuple[Any, int]] = [(value, 0)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, dict):
+            children: Any = item.values()
+        elif isinstance(item, list):
+            children = item
+        else:
+            continue
+        depth += 1
+        deepest = max(deepest, depth)
+        stack.extend((child, depth) for child in children)
+    return deepest
 
 
 @lru_cache(maxsize=64)

@@ -21,6 +21,7 @@ from typing import Any
 
 from .. import __version__
 from ..artifacts import write_atomic
+from ..calls.redact import redact_data
 from ..calls.usage import judge_provenance
 from ..results.aggregate import timings
 from ..results.verdict import Verdict
@@ -128,4 +129,4 @@ def build(
 
 
 def write(path: Path, document: dict[str, Any]) -> None:
-    write_atomic(Path(path), (json.dumps(document, indent=2, sort_keys=False) + "\n").encode("utf-8"))
+    write_atomic(Path(path), (json.dumps(redact_data(document), indent=2, sort_keys=False) + "\n").encode("utf-8"))

@@ -174,6 +174,38 @@ def test_a_modest_reuse_of_anchors_is_fine(tmp_path: Path) -> None:
     assert len(loaded.data["l4"]) == 9
 
 
+def string_alias_bomb(levels: int, length: int = 10_000) -> str:
+    """A long string aliased 9 times per level: few nodes (9**levels), many characters (length * 9**levels)."""
+    lines = [f"s0: &s0 {'x' * length}"]
+    lines += [f"s{i}: &s{i} [{', '.join([f'*s{i - 1}'] * 9)}]" for i in range(1, levels + 1)]
+    return "\n".join(lines) + "\n"
+
+
+def test_a_string_alias_bomb_under_the_node_limit_is_refused_by_its_characters_with_its_line(tmp_path: Path) -> None:
+    text = string_alias_bomb(5)  # 10 KB that would expand to 590 MB of text in 9**5 = 59,049 strings
+    assert len(text.encode()) < 11_000
+    with pytest.raises(CaseFileError) as info:
+        load_yaml_text(text, tmp_path / "strings.eval.yaml")
+    message = str(info.value)
+    assert "strings.eval.yaml" in message
+    assert "expands to 65,610,000 characters of text through its aliases, over the limit of 50,000,000" in message
+    assert "VISIONEVAL_MAX_YAML_CHARS" in message
+    assert info.value.line == 5  # s4: 10,000 * 9**4 characters is the first to pass the limit
+
+
+def test_the_character_limit_can_be_raised_and_lowered_and_a_bad_value_is_worded(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    text = string_alias_bomb(2, length=100)  # 8,100 characters once expanded
+    assert len(load_yaml_text(text, tmp_path / "ok.eval.yaml").data["s2"]) == 9
+    monkeypatch.setenv("VISIONEVAL_MAX_YAML_CHARS", "8_000")
+    with pytest.raises(CaseFileError, match="expands to 8,100 characters of text through its aliases, over the limit of 8,000"):
+        load_yaml_text(text, tmp_path / "low.eval.yaml")
+    monkeypatch.setenv("VISIONEVAL_MAX_YAML_CHARS", "lots")
+    with pytest.raises(CaseFileError, match="VISIONEVAL_MAX_YAML_CHARS='lots' is not a positive whole number"):
+        load_yaml_text(text, tmp_path / "bad.eval.yaml")
+
+
 def test_a_recursive_alias_is_an_error_not_a_recursion_crash(tmp_path: Path) -> None:
     text = "cases: &x\n  - id: a\n    task: image_generation\n    prompt: p\n    graders: *x\n"
     with pytest.raises(CaseFileError, match="a recursive alias") as info:

@@ -35,3 +35,25 @@ def test_plain_and_fenced_json_are_read() -> None:
 def test_bad_replies_are_rejected_with_the_reason(text: str | None, why: str) -> None:
     with pytest.raises(ReplyRejected, match=why.replace("(", r"\(").replace(")", r"\)")):
         parse_reply(text, SCHEMA)
+
+
+def test_a_reply_nested_past_what_json_can_read_is_rejected_with_the_reason() -> None:
+    deep = "[" * 500_000 + "]" * 500_000  # 1 MB: Python's JSON reader gives up near 1,000 levels
+    with pytest.raises(ReplyRejected, match=r"nested too deeply to read \(a 1,000,000-character reply; at most 64 levels"):
+        parse_reply(deep, SCHEMA)
+
+
+def test_a_reply_readable_but_nested_past_the_limit_is_rejected_and_one_within_it_is_not() -> None:
+    nested = '{"score": 3, "notes": ' + "[" * 70 + "]" * 70 + "}"
+    with pytest.raises(ReplyRejected, match="nested 71 levels deep, over the limit of 64"):
+        parse_reply(nested, {"type": "object"})
+    within = '{"score": 3, "notes": ' + "[" * 10 + "]" * 10 + "}"
+    assert parse_reply(within, {"type": "object"})["score"] == 3
+
+
+def test_nesting_depth_counts_objects_and_arrays() -> None:
+    from pytest_visioneval.judges.parse import nesting_depth
+
+    assert nesting_depth(3) == 0
+    assert nesting_depth({"a": [1, {"b": []}]}) == 4
+    assert nesting_depth([[[]], []]) == 3

@@ -1,0 +1,82 @@
+"""How many pixels an image may have once decoded, checked from its header before it is decoded.
+
+A PNG of one colour compresses about a thousand to one: 12,000 x 12,000 pixels
+fit in a few hundred KB, below Pillow's own decompression-bomb guard (which
+errors past about 179 Mpx), and decode to 144 MB per channel - gigabytes once a
+grader holds it as float arrays. Pillow's ``Image.open`` reads only the header,
+so the size is known for the cost of a few bytes; an image over the limit is
+refused there, with its size and the way to raise the limit.
+
+Here, in ``cases/``, so that the case loader (case images, at collection) and
+the graders (inputs, references and model outputs) share one limit.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+from pathlib import Path
+
+MAX_IMAGE_PIXELS_ENV = "VISIONEVAL_MAX_IMAGE_PIXELS"
+# 40 Mpx: well above what image models return (4096 x 4096 is 16.8 Mpx) and what pages capture,
+# while one decoded image stays near 120 MB of RGB (480 MB as the graders' float32 arrays).
+DEFAULT_MAX_IMAGE_PIXELS = 40_000_000
+
+
+class ImageTooLarge(ValueError):
+    """An image whose header says it decodes to more pixels than the limit; ``str()`` says which and how to raise it."""
+
+
+def max_image_pixels() -> int:
+    """The limit in pixels: ``VISIONEVAL_MAX_IMAGE_PIXELS`` (digits, ``_`` allowed) when set, else the default."""
+    raw = os.environ.get(MAX_IMAGE_PIXELS_ENV, "").strip()
+    if not raw:
+        return DEFAULT_MAX_IMAGE_PIXELS
+    digits = raw.replace("_", "")
+    if not digits.isdigit() or int(digits) <= 0:
+        raise ValueError(f"{MAX_IMAGE_PIXELS_ENV}={raw!r} is not a positive whole number of pixels")
+    return int(digits)
+
+
+def megapixels(pixels: int) -> str:
+    """``144000000`` -> ``"144 Mpx"``; one decimal below 10 Mpx."""
+    value = pixels / 1_000_000
+    return f"{value:.1f} Mpx" if value < 10 else f"{value:.0f} Mpx"
+
+
+def check_size(size: tuple[int, int], what: str, limit: int | None = None) -> None:
+    """Raise :class:`ImageTooLarge` when ``size`` (width, height) has more pixels than the limit.
+
+    ``what`` names the image in the message: "input image cases/x.png", "model output out.png".
+    """
+    limit = max_image_pixels() if limit is None else limit
+    width, height = size
+    if width * height > limit:
+        raise ImageTooLarge(
+            f"{what} is {width}x{height} = {megapixels(width * height)}, over the limit of {megapixels(limit)} "
+            f"({MAX_IMAGE_PIXELS_ENV}={limit})"
+        )
+
+
+def header_size(source: bytes | Path) -> tuple[int, int] | None:
+    """The (width, height) an image's header states, read without decoding; None when it is not an image Pillow reads."""
+    from PIL import Image, UnidentifiedImageError  # loaded when an image is first checked
+
+    try:
+        stream = io.BytesIO(source) if isinstance(source, bytes) else source
+        with Image.open(stream) as image:
+            return image.size
+    except Image.DecompressionBombError as exc:  # past twice Pillow's own limit: it refuses to open it at all
+        raise ImageTooLarge(f"{exc} (Pillow's own limit, above {MAX_IMAGE_PIXELS_ENV})") from None
+    except (UnidentifiedImageError, OSError, ValueError):
+        return None  # not ours to report: whoever decodes it says what is wrong
+
+
+def check_image_file(path: Path, what: str, limit: int | None = None) -> None:
+    """Header-only check of an image file (a case's input, reference or mask): :class:`ImageTooLarge` when over."""
+    try:
+        size = header_size(path)
+    except ImageTooLarge as exc:
+        raise ImageTooLarge(f"{what} {path}: {exc}") from None
+    if size is not None:
+        check_size(size, f"{what} {path}", limit)
