@@ -8,6 +8,7 @@ when, and the sha256 of each file, so an output can be traced and replayed.
 from __future__ import annotations
 
 import contextlib
+import errno
 import fcntl
 import hashlib
 import json
@@ -138,6 +139,31 @@ def exclusive_lock(path: Path) -> Iterator[None]:
         os.close(fd)  # drops the lock
 
 
+# What a write fails with when the disk, not the program, is at fault: full, over quota, too big a file,
+# mounted read-only, or not ours to write.
+DISK_ERRNOS = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EROFS, errno.EACCES, errno.EPERM})
+
+
+def is_disk_error(exc: BaseException) -> bool:
+    return isinstance(exc, OSError) and exc.errno in DISK_ERRNOS
+
+
+def describe_os_error(exc: OSError) -> str:
+    """``No space left on device (ENOSPC) at /out/run/m/s/c``: the error, its errno name, and the folder it hit."""
+    name = errno.errorcode.get(exc.errno or 0, "")
+    text = f"{exc.strerror or exc}" + (f" ({name})" if name else "")
+    if exc.filename is None:
+        return text
+    # Our writes go through a temporary file beside the target: the folder is what the user can act on.
+    where = Path(os.fsdecode(exc.filename))
+    return f"{text} at {where.parent if where.name.startswith('.') else where}"
+
+
+def disk_error_message(exc: OSError) -> str:
+    """An outcome's error for a write the disk refused (see :data:`DISK_ERRNOS`)."""
+    return f"DiskError: cannot write: {describe_os_error(exc)}"
+
+
 def making_folder(path: Path, make: Callable[[], T]) -> T:
     """``make()`` (which creates ``path`` or a file beside it), making ``path``'s folder only if it is missing.
 
@@ -165,8 +191,15 @@ def write_atomic(path: Path, data: bytes) -> None:
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
         os.replace(tmp, path)
+    except OSError as exc:
+        with contextlib.suppress(OSError):
+            tmp.unlink()
+        if exc.filename is None and exc.errno is not None:  # a failed write names no file: name it (which folder is full)
+            raise OSError(exc.errno, exc.strerror, str(tmp)) from exc
+        raise
     except BaseException:
-        tmp.unlink(missing_ok=True)
+        with contextlib.suppress(OSError):
+            tmp.unlink()
         raise
 
 

@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 from ..artifacts import exclusive_lock, write_atomic
 from ..errors import BatchError
@@ -77,8 +78,17 @@ class BatchBook:
         return None
 
     def enqueue(
-        self, key: str, kind: str, model: str, endpoint: Endpoint, path: str, body: Mapping[str, Any], attempt: int
+        self,
+        key: str,
+        kind: str,
+        model: str,
+        endpoint: Endpoint,
+        path: str,
+        body: Mapping[str, Any],
+        attempt: int,
+        hold: str | None = None,
     ) -> None:
+        """Queue a request; ``hold`` names its budget hold, which travels with it to its result or failure."""
         entry = {
             "key": key,
             "kind": kind,
@@ -88,6 +98,7 @@ class BatchBook:
             "body": dict(body),
             "attempt": attempt,
             "queued": _now(),
+            **({"hold": hold} if hold else {}),
         }
         write_atomic(self.root / "queue" / f"{key}.json", json.dumps(entry, separators=(",", ":")).encode("utf-8"))
 
@@ -138,7 +149,7 @@ class BatchBook:
                         "status": "submitted",
                         "counts": {"total": len(chunk)},
                         "closed": False,
-                        "requests": {e["key"]: {"kind": e["kind"], "model": e["model"], "attempt": e["attempt"]} for e in chunk},
+                        "requests": {e["key"]: _request_note(e) for e in chunk},
                     }
                     write_atomic(self.root / "batches" / f"{batch_id}.json", json.dumps(record, indent=1).encode("utf-8"))
                     for e in chunk:
@@ -191,20 +202,20 @@ class BatchBook:
             if line.custom_id not in requests or line.custom_id in answered:
                 continue  # not ours, or said twice
             answered.add(line.custom_id)
-            attempt = requests[line.custom_id].get("attempt", 1)
+            note = requests[line.custom_id]
             if line.succeeded:
-                data = {"batch": record["id"], "status_code": 200, "body": line.body, "attempt": attempt}
+                data = {"batch": record["id"], "status_code": 200, "body": line.body, **_carried(note)}
                 write_atomic(self.root / "results" / f"{line.custom_id}.json", json.dumps(data).encode("utf-8"))
             else:
-                self._fail(line.custom_id, record["id"], line.status_code, line.error or "no reply", attempt)
+                self._fail(line.custom_id, record["id"], line.status_code, line.error or "no reply", note)
         why = "; ".join(status.errors) or f"the batch ended {status.status} without a reply to it"
         for key in requests.keys() - answered:
-            self._fail(key, record["id"], None, why, requests[key].get("attempt", 1))
+            self._fail(key, record["id"], None, why, requests[key])
         record["closed"] = True
         record["ended"] = _now()
 
-    def _fail(self, key: str, batch_id: str, status_code: int | None, error: str, attempt: int) -> None:
-        data = {"batch": batch_id, "status_code": status_code, "error": error, "attempt": attempt}
+    def _fail(self, key: str, batch_id: str, status_code: int | None, error: str, note: Mapping[str, Any]) -> None:
+        data = {"batch": batch_id, "status_code": status_code, "error": error, **_carried(note)}
         write_atomic(self.root / "failed" / f"{key}.json", json.dumps(data).encode("utf-8"))
 
     def wait(self, deadline: float, poll: float, sleep: Callable[[float], None] = time.sleep) -> bool:
@@ -259,6 +270,31 @@ def _read(path: Path) -> dict[str, Any] | None:
     return data if isinstance(data, dict) else None
 
 
+def _request_note(entry: Mapping[str, Any]) -> dict[str, Any]:
+    """What a batch record keeps of a queued request."""
+    note = {"kind": entry["kind"], "model": entry["model"], "attempt": entry["attempt"]}
+    return {**note, "hold": entry["hold"]} if entry.get("hold") else note
+
+
+def _carried(note: Mapping[str, Any]) -> dict[str, Any]:
+    """What a request's result or failure carries over from its note: its attempt, and its budget hold if any."""
+    carried: dict[str, Any] = {"attempt": note.get("attempt", 1)}
+    return {**carried, "hold": note["hold"]} if note.get("hold") else carried
+
+
+def endpoint_url(base_url: str, path: str) -> str:
+    """Where a batch's requests went: ``path`` against ``base_url`` without saying a shared prefix twice.
+
+    The lines name the API's full path (``/v1/images/edits``) while the base URL often ends in that
+    version already (``https://api.openai.com/v1``); the SDK resolves them to the same place.
+    """
+    base = base_url.rstrip("/")
+    prefix = urlsplit(base).path
+    if prefix and (path == prefix or path.startswith(prefix + "/")):
+        base = base[: len(base) - len(prefix)]
+    return base + path
+
+
 def _counts(record: Mapping[str, Any]) -> dict[str, Any]:
     counts = record.get("counts") or {}
     return {"done": int(counts.get("completed", 0)) + int(counts.get("failed", 0)), "total": int(counts.get("total", 0))}
@@ -268,7 +304,7 @@ def _summary(record: Mapping[str, Any]) -> dict[str, Any]:
     kinds = sorted({r["kind"] for r in record.get("requests", {}).values()})
     return {
         "id": record["id"],
-        "endpoint": record["endpoint"]["base_url"] + record["path"],
+        "endpoint": endpoint_url(record["endpoint"]["base_url"], record["path"]),
         "kinds": kinds,
         "status": record.get("status"),
         "requests": len(record.get("requests", {})),

@@ -10,6 +10,12 @@ calls, in any process, run once. Only successful calls are stored.
 
 Modes (``--eval-cache``): ``on`` reads and writes, ``read`` only reads,
 ``write`` only writes (refreshes), ``off`` does neither.
+
+A cache that cannot be written (a read-only mount, a full disk, no
+permission) never costs a reply: the entry or the lock file that cannot be
+made is skipped, a :class:`CacheWriteWarning` says so once per cache, and the
+call goes on (identical calls are then made once per process, not once per
+run). :attr:`CallCache.problem` keeps what went wrong for the run's summary.
 """
 
 from __future__ import annotations
@@ -19,11 +25,13 @@ import fcntl
 import hashlib
 import json
 import os
+import threading
+import warnings
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
-from ..artifacts import making_folder, write_atomic
+from ..artifacts import describe_os_error, making_folder, write_atomic
 
 MODES = ("on", "off", "read", "write")
 KINDS = ("model", "judge")
@@ -41,12 +49,20 @@ def digest(data: bytes) -> str:
     return "sha256:" + hashlib.sha256(data).hexdigest()
 
 
+class CacheWriteWarning(RuntimeWarning):
+    """The call cache could not be written; calls go on without storing (or locking) there."""
+
+
 class CallCache:
     def __init__(self, root: Path, mode: str = "on"):
         if mode not in MODES:
             raise ValueError(f"cache mode must be one of {', '.join(MODES)}, not {mode!r}")
         self.root = Path(root)
         self.mode = mode
+        self.problem: str | None = None  # the first write that failed, worded (None: none failed)
+        self._problem_lock = threading.Lock()
+        # Per-key locks of this process, for keys whose lock file cannot be made: threads still call once.
+        self._local_locks: dict[str, threading.Lock] = {}
 
     @property
     def reads(self) -> bool:
@@ -77,7 +93,22 @@ class CallCache:
         if not self.writes:
             return
         entry = {"version": ENTRY_VERSION, "key": key, "kind": kind, "about": dict(description or {}), "value": value}
-        write_atomic(self.path(kind, key), json.dumps(entry, separators=(",", ":")).encode("utf-8"))
+        try:
+            write_atomic(self.path(kind, key), json.dumps(entry, separators=(",", ":")).encode("utf-8"))
+        except OSError as exc:  # the reply is in hand (and paid for): use it, and say once that it was not kept
+            self._failed("an entry", exc)
+
+    def _failed(self, what: str, exc: OSError) -> None:
+        """A write to the cache failed: remember it, and warn the first time only."""
+        with self._problem_lock:
+            if self.problem is not None:
+                return
+            self.problem = (
+                f"the call cache {self.root} cannot be written ({what}: {describe_os_error(exc)}); "
+                "calls go on without it: replies are used and the outputs kept in the run folder, "
+                "but a later run pays for them again"
+            )
+        warnings.warn(CacheWriteWarning(self.problem), stacklevel=2)
 
     @contextlib.contextmanager
     def single_flight(self, kind: str, key: str) -> Iterator[None]:
@@ -86,16 +117,30 @@ class CallCache:
             yield
             return
         lock = self.path(kind, key).with_suffix(".lock")
-        fd = making_folder(lock, lambda: _lock_current(lock))
+        try:
+            fd = making_folder(lock, lambda: _lock_current(lock))
+        except OSError as exc:
+            self._failed("a lock file", exc)
+            with self._problem_lock:
+                local = self._local_locks.setdefault(key, threading.Lock())
+            with local:
+                yield
+            return
         try:
             yield
         finally:
             # Removed while still held: a waiter that then gets the lock sees the file gone and
             # starts over on a fresh one, so no two holders ever exist and no lock file stays behind.
-            with contextlib.suppress(FileNotFoundError):
+            # (A folder that turned read-only meanwhile keeps it: harmless, a later holder locks it again.)
+            try:
                 lock.unlink()
-            fcntl.flock(fd, fcntl.LOCK_UN)
-            os.close(fd)
+            except FileNotFoundError:
+                pass
+            except OSError as exc:
+                self._failed("removing a lock file", exc)
+            finally:
+                fcntl.flock(fd, fcntl.LOCK_UN)
+                os.close(fd)
 
 
 def _lock_current(lock: Path) -> int:

@@ -19,6 +19,8 @@ from pathlib import Path
 
 import pytest
 
+from ..artifacts import describe_os_error
+
 run_id_key = pytest.StashKey[str]()
 session_token_key = pytest.StashKey[str]()
 run_lock_key = pytest.StashKey[int]()
@@ -49,8 +51,14 @@ def resolve_session_token(config: pytest.Config) -> str:
 
 def lock_run_folder(folder: Path, run_id: str) -> int:
     """Hold the run folder for this session; raise ``pytest.UsageError`` if a live run holds it."""
-    folder.mkdir(parents=True, exist_ok=True)
-    fd = os.open(folder / LOCK_NAME, os.O_RDWR | os.O_CREAT, 0o666)
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        fd = os.open(folder / LOCK_NAME, os.O_RDWR | os.O_CREAT, 0o666)
+    except OSError as exc:
+        raise pytest.UsageError(
+            f"pytest-visioneval: the run folder {folder} cannot be made ({describe_os_error(exc)}): "
+            "--eval-output-dir must be writable; give another folder"
+        ) from None
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except BlockingIOError:

@@ -4,7 +4,9 @@ The job returns a plain JSON outcome (what the case's record needs, plus the
 evaluation itself), so the same outcome can be made in a background thread or
 by another xdist worker and handed over through a file (see :mod:`pipeline`).
 Errors the project raises (:class:`VisionEvalError`) become the outcome's
-``error``; anything else is a bug and is reported as an error naming it. A call
+``error``; so does a write the disk refuses (full, read-only: see
+:data:`~pytest_visioneval.artifacts.DISK_ERRNOS`), worded as a ``DiskError``
+naming the folder; anything else is a bug and is reported as an error naming it. A call
 deliberately not made (it waits in a provider batch, or the budget is spent)
 makes the outcome ``not_evaluated``, with the reason.
 """
@@ -17,7 +19,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from ..artifacts import Artifact
+from ..artifacts import Artifact, disk_error_message, is_disk_error
 from ..calls.deferred import CallDeferred
 from ..calls.layer import case_repeat
 from ..calls.usage import usage_scope
@@ -48,8 +50,11 @@ def evaluate_case(case: CaseSpec, env: Environment) -> dict[str, Any]:
                 f" (repeat {outcome['_repeat']} of {env.repeats})" if env.repeats > 1 else ""
             )
         except Exception as exc:  # a bug, not the case's fault: still an error of this case, with where it happened
-            where = traceback.format_exception(exc)[-3:]
-            outcome["error"] = f"internal error {type(exc).__name__}: {exc}\n{''.join(where)}"
+            if is_disk_error(exc):  # a full or read-only disk is the machine's state, not a bug: no traceback
+                outcome["error"] = disk_error_message(exc)  # type: ignore[arg-type]  # an OSError
+            else:
+                where = traceback.format_exception(exc)[-3:]
+                outcome["error"] = f"internal error {type(exc).__name__}: {exc}\n{''.join(where)}"
     outcome.pop("_repeat", None)
     outcome["timings"]["case.seconds"] = round(time.monotonic() - started, 3)
     outcome["usage"] = usage.as_dict()

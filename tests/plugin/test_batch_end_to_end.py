@@ -249,3 +249,26 @@ def test_a_judge_reply_that_fails_its_schema_is_asked_again_in_the_next_batch(
     assert sorted(case_of(line) for line in lines) == [1, 2, 2, 3]
     assert [len(line.json["messages"]) for line in lines if case_of(line) == 2] == [2, 4]  # type: ignore[index]
     assert len(server.batches) == 2
+
+
+def test_a_batched_call_collected_in_the_same_run_is_counted_once_against_the_budget(
+    pytester: pytest.Pytester, server: FakeOpenAIServer
+) -> None:
+    # Issue 38: the hold of a batched call stayed in the ledger after its reply was booked, so a run costing
+    # $0.125 saw $0.10 spent + $0.10 held against $0.20 and refused its last calls.
+    setup_suite(pytester, 5)
+    server.batch_delay = 0.1
+    args = ("--eval-batch=both", "--eval-batch-wait=60", "--eval-batch-poll=0.05", "--eval-max-cost=0.2")
+    result = run(pytester, server, "held", *args)
+    assert result.ret == 0, result.stdout.str()[-3000:]
+    doc = document(pytester, "held")
+    assert {r["status"] for r in doc["cases"]} == {"passed"}
+    assert doc["usage"]["total"]["cost"] == pytest.approx(5 * 0.05 * 0.5)
+    budget = doc["budget"]
+    assert (budget["spent"], budget["held"], budget["open"], budget["refused"]) == (pytest.approx(0.125), 0, 0, 0)
+    assert "held (in flight" not in result.stdout.str()
+    # The batch lines name /v1/...; the base URL already ends in /v1: the endpoint says it once.
+    assert sorted(b["endpoint"] for b in doc["batches"]["ended"]) == [
+        server.base_url.rstrip("/") + "/chat/completions",
+        server.base_url.rstrip("/") + "/images/generations",
+    ]

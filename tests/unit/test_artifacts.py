@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import dataclasses
+import errno
 import hashlib
 import json
+import subprocess
+from collections.abc import Iterator
 from datetime import datetime
 from pathlib import Path
 
@@ -16,6 +19,9 @@ from pytest_visioneval.artifacts import (
     Artifact,
     ArtifactStore,
     ModelOutput,
+    describe_os_error,
+    disk_error_message,
+    is_disk_error,
     kind_for,
     mime_for,
     slug,
@@ -177,3 +183,50 @@ def test_outputs_are_readable_by_others_as_the_umask_allows(tmp_path: Path) -> N
     finally:
         os.umask(old)
     assert stat.S_IMODE((tmp_path / "f.bin").stat().st_mode) == 0o644
+
+
+@pytest.fixture
+def full_disk(tmp_path: Path) -> Iterator[Path]:
+    """A 64 KB tmpfs with 4 KB left (a real mount: root ignores permissions)."""
+    folder = tmp_path / "small"
+    folder.mkdir()
+    done = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", str(folder)], capture_output=True, text=True)
+    if done.returncode != 0:
+        pytest.skip(f"cannot mount a tmpfs here: {done.stderr.strip()}")
+    try:
+        (folder / "filler").write_bytes(b"\0" * 60 * 1024)
+        yield folder
+    finally:
+        subprocess.run(["umount", str(folder)], check=False)
+
+
+def test_a_write_the_full_disk_refuses_names_its_folder_and_leaves_no_temp(full_disk: Path) -> None:
+    target = full_disk / "case" / "image-0.png"
+    with pytest.raises(OSError) as refused:
+        write_atomic(target, b"x" * 32 * 1024)
+    assert refused.value.errno == errno.ENOSPC and is_disk_error(refused.value)
+    assert disk_error_message(refused.value) == f"DiskError: cannot write: No space left on device (ENOSPC) at {target.parent}"
+    assert sorted(p.name for p in target.parent.iterdir()) == []
+
+
+@pytest.mark.parametrize(
+    ("error", "expected"),
+    [
+        (
+            OSError(errno.EROFS, "Read-only file system", "/out/run/m/s/c/.image.png.1.2.tmp"),
+            "Read-only file system (EROFS) at /out/run/m/s/c",
+        ),
+        (OSError(errno.EACCES, "Permission denied", "/out/run"), "Permission denied (EACCES) at /out/run"),
+        (OSError(errno.ENOSPC, "No space left on device"), "No space left on device (ENOSPC)"),
+        (OSError("disk full"), "disk full"),
+    ],
+    ids=["temp-file", "folder", "no-file", "no-errno"],
+)
+def test_describe_os_error(error: OSError, expected: str) -> None:
+    assert describe_os_error(error) == expected
+
+
+def test_only_the_disk_s_refusals_are_disk_errors() -> None:
+    assert is_disk_error(OSError(errno.EDQUOT, "Disk quota exceeded"))
+    assert not is_disk_error(OSError(errno.ENOENT, "No such file or directory"))  # a bug or a race: a traceback
+    assert not is_disk_error(ValueError("x"))

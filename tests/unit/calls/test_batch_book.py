@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from pytest_visioneval.calls.batch_book import BatchBook
+from pytest_visioneval.calls.batch_book import BatchBook, endpoint_url
 from pytest_visioneval.calls.batch_provider import BatchStatus, LineResult, parse_result_lines
 from pytest_visioneval.calls.batch_request import Endpoint
 from pytest_visioneval.errors import BatchError
@@ -172,3 +172,37 @@ def test_result_lines_of_both_files_parse() -> None:
     assert lines[1].error == "HTTP 429: slow down"
     assert lines[2].error == "batch_expired: too late"
     assert lines[3].error == 'the reply body is not a JSON object: "<html>a page</html>"'
+
+
+def test_a_budget_hold_travels_with_its_request_to_the_result_or_the_failure(book: BatchBook, provider: ScriptedProvider) -> None:
+    book.enqueue("paid", "judge", "openai:j", HERE, "/v1/chat/completions", {"q": 1}, 1, hold="hold-paid")
+    book.enqueue("lost", "judge", "openai:j", HERE, "/v1/chat/completions", {"q": 2}, 1, hold="hold-lost")
+    _queue(book, "free")  # queued without a budget: no hold to carry
+    book.submit_queue()
+    provider.failing = {"lost": None}
+    provider.batches["batch_1"]["status"] = "completed"
+    book.refresh()
+    assert book.lookup("paid").data["hold"] == "hold-paid"  # type: ignore[union-attr]
+    lost = book.lookup("lost")
+    assert lost is not None and lost.state == "failed" and lost.data["hold"] == "hold-lost"
+    assert "hold" not in book.lookup("free").data  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize(
+    ("base_url", "path", "expected"),
+    [
+        ("http://h:1/v1", "/v1/images/edits", "http://h:1/v1/images/edits"),
+        ("http://h:1/v1/", "/v1/chat/completions", "http://h:1/v1/chat/completions"),
+        ("http://h:1", "/v1/images/edits", "http://h:1/v1/images/edits"),
+        ("http://h:1/proxy", "/v1/images/edits", "http://h:1/proxy/v1/images/edits"),
+        ("http://h:1/v1beta", "/v1/images/edits", "http://h:1/v1beta/v1/images/edits"),
+    ],
+)
+def test_the_endpoint_of_a_batch_says_a_shared_version_prefix_once(base_url: str, path: str, expected: str) -> None:
+    assert endpoint_url(base_url, path) == expected
+
+
+def test_the_batch_summary_names_the_path_the_requests_went_to(book: BatchBook) -> None:
+    _queue(book, "k", path="/v1/images/edits")
+    [summary] = book.submit_queue()
+    assert summary["endpoint"] == "http://127.0.0.1:1/v1/images/edits"

@@ -2,18 +2,20 @@
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import subprocess
 import sys
 import threading
 import time
+import warnings
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from pytest_visioneval.calls.cache import ENTRY_VERSION, CallCache, cache_key, digest
+from pytest_visioneval.calls.cache import ENTRY_VERSION, CacheWriteWarning, CallCache, cache_key, digest
 
 
 def material(**changes: Any) -> dict[str, Any]:
@@ -162,11 +164,97 @@ def test_a_failed_write_leaves_neither_entry_nor_temporary_file(tmp_path: Path, 
         raise OSError("disk full")
 
     monkeypatch.setattr(os, "replace", refuse)
-    with pytest.raises(OSError, match="disk full"):
+    with pytest.warns(CacheWriteWarning, match="disk full"):  # the caller's reply is not lost over it
         cache.put("model", key, "value")
     monkeypatch.undo()
     assert files_below(tmp_path) == []
     assert cache.get("model", key) is None
+
+
+def _read_only(monkeypatch: pytest.MonkeyPatch, root: Path) -> None:
+    """Every file made under ``root`` fails as on a read-only mount (root ignores chmod: a mount is the real test)."""
+    real_open = os.open
+
+    def refuse(path: Any, flags: int, *args: Any) -> int:
+        if str(path).startswith(str(root)) and flags & os.O_CREAT:
+            raise OSError(errno.EROFS, "Read-only file system", str(path))
+        return real_open(path, flags, *args)
+
+    monkeypatch.setattr(os, "open", refuse)
+
+
+def test_a_cache_that_cannot_be_written_warns_once_and_goes_on(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    cache = CallCache(tmp_path / "cache", "on")
+    keys = [cache_key("model", material(repeat=n)) for n in range(3)]
+    _read_only(monkeypatch, tmp_path / "cache")
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        for key in keys:
+            with cache.single_flight("model", key):
+                cache.put("model", key, {"value": key})
+    assert [type(w.message) for w in seen] == [CacheWriteWarning]  # once, however many writes failed
+    assert cache.problem == str(seen[0].message)
+    assert cache.problem.startswith(f"the call cache {tmp_path / 'cache'} cannot be written (a lock file: ")
+    assert "Read-only file system (EROFS)" in cache.problem and "a later run pays for them again" in cache.problem
+    assert not (tmp_path / "cache").exists()
+
+
+def test_a_cache_that_can_be_written_has_no_problem(tmp_path: Path) -> None:
+    cache = CallCache(tmp_path, "on")
+    key = cache_key("model", material())
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # any warning fails the test
+        with cache.single_flight("model", key):
+            cache.put("model", key, "value")
+    assert cache.problem is None and cache.get("model", key) == "value"
+
+
+def test_without_lock_files_threads_of_one_process_still_call_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    cache = CallCache(tmp_path / "cache", "on")
+    key = cache_key("model", material())
+    _read_only(monkeypatch, tmp_path / "cache")
+    inside: list[int] = []
+    most: list[int] = []
+    lock = threading.Lock()
+
+    def call() -> None:
+        with cache.single_flight("model", key):
+            with lock:
+                inside.append(1)
+                most.append(len(inside))
+            time.sleep(0.05)
+            with lock:
+                inside.pop()
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", CacheWriteWarning)
+        threads = [threading.Thread(target=call) for _ in range(4)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(10)
+    assert max(most) == 1, "two threads held the key at once"
+
+
+def test_a_lock_file_that_cannot_be_removed_is_let_go_all_the_same(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    cache = CallCache(tmp_path, "on")
+    key = cache_key("model", material())
+    real_unlink = Path.unlink
+
+    def refuse(path: Path, missing_ok: bool = False) -> None:
+        if path.suffix == ".lock":
+            raise OSError(errno.EROFS, "Read-only file system", str(path))
+        real_unlink(path, missing_ok=missing_ok)
+
+    monkeypatch.setattr(Path, "unlink", refuse)
+    with pytest.warns(CacheWriteWarning, match="removing a lock file"):
+        with cache.single_flight("model", key):
+            pass
+    monkeypatch.undo()
+    done = threading.Event()  # the lock was released: another holder gets it at once
+    thread = threading.Thread(target=lambda: (cache.single_flight("model", key).__enter__(), done.set()), daemon=True)
+    thread.start()
+    assert done.wait(5), "the lock of a file that could not be removed was never released"
 
 
 @pytest.mark.parametrize(
