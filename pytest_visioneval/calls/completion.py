@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from .layer import json_reply, reply_shape_error
+from .layer import UnreadableReply, json_reply, reply_shape_error
 
 WHAT = "a chat completion"
 
@@ -30,7 +30,14 @@ def post_chat_completion(client: Any, body: dict[str, Any]) -> Any:
     comes back as plain JSON, for :func:`read_completion`. Authentication, retries (off here), timeouts
     and the client's transport are the SDK's as for ``create``.
     """
-    return client.post(CHAT_COMPLETIONS_PATH, body=body, cast_to=object, options={"security": {"bearer_auth": True}})
+    try:
+        return client.post(CHAT_COMPLETIONS_PATH, body=body, cast_to=object, options={"security": {"bearer_auth": True}})
+    except RecursionError:
+        # The JSON reader recurses per level: an answer nested ~1,000 deep is broken, not an internal error.
+        raise UnreadableReply(_TOO_DEEP) from None
+
+
+_TOO_DEEP = f"the endpoint's answer is not {WHAT}: its JSON is nested too deeply to read"
 
 
 @dataclass(frozen=True)
@@ -39,27 +46,33 @@ class Completion:
     text: str | None  # the first choice's message content (None: no choice, or no content)
     usage: dict[str, Any]  # as the server reported it, without null fields
     served_by: str | None  # the model the server says answered
+    logprobs: Any = None  # the first choice's ``logprobs`` as sent (None: not asked, or not given)
 
 
 def read_completion(body: Any) -> Completion:
-    reply = json_reply(body, WHAT, "choices")
+    try:
+        reply = json_reply(body, WHAT, "choices")
+    except RecursionError:
+        raise UnreadableReply(_TOO_DEEP) from None
     choices = reply["choices"]
     if not isinstance(choices, list):
         raise reply_shape_error(reply, WHAT, "'choices' is not a list")
     text = None
+    logprobs = None
     if choices:
         first = choices[0]
         message = first.get("message") if isinstance(first, dict) else None
         if not isinstance(message, dict):
             raise reply_shape_error(reply, WHAT, "its first choice has no message")
         text = message.get("content")
+        logprobs = first.get("logprobs")
         if text is not None and not isinstance(text, str):
             raise reply_shape_error(reply, WHAT, "the message's content is not text")
     usage = reply.get("usage")
     if usage is not None and not isinstance(usage, dict):
         raise reply_shape_error(reply, WHAT, "'usage' is not an object")
     model = reply.get("model")
-    return Completion(len(choices), text, _without_nulls(usage or {}), model if isinstance(model, str) else None)
+    return Completion(len(choices), text, _without_nulls(usage or {}), model if isinstance(model, str) else None, logprobs)
 
 
 def _without_nulls(value: dict[str, Any]) -> dict[str, Any]:

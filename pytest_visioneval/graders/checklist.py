@@ -20,6 +20,14 @@ Metrics: ``score`` (fraction answered yes; mean over judgements), ``errors``
 judgements answering yes), whose reason is the judge's. Gate ``answers``:
 the fraction of questions answered yes by majority is >= ``min_score``; the
 reason names each question answered "no" or left out.
+
+``soft: true`` asks each question on its own and reads P(yes) from the
+judge's first-token logprobs (``soft_checklist.py``; the endpoint must give
+``logprobs``, ``top_logprobs`` is how many alternatives to ask for, default
+20). It adds ``soft_score`` (mean P(yes), dependent questions multiplied down)
+and ``p<N>`` per question; the hard metrics and the gate are still the yes/no
+answers (yes: P(yes) > 0.5), unless ``min_probability`` is set: then a question
+counts as yes when its mean P(yes) is at least that.
 """
 
 from __future__ import annotations
@@ -31,11 +39,13 @@ from typing import Any, ClassVar
 from ..artifacts import Artifact
 from ..cases.spec import CaseSpec
 from ..judges import ImagePart, JudgeRequest, Part
+from ..judges.logprobs import DEFAULT_TOP_LOGPROBS, YES_NO_INSTRUCTIONS, YesNoRequest
 from .base import Gate, Grade, GradeContext, Metric
 from .judging import (
     NO_JUDGE,
     VIEW_SCHEMA,
     ask_all,
+    ask_probabilities,
     case_parts,
     check_instructions_file,
     has_output,
@@ -43,6 +53,7 @@ from .judging import (
     mean_metrics,
     read_instructions,
 )
+from .soft_checklist import hard_answers, joint_probabilities, probability_gate, soft_metrics
 
 DEFAULT_INSTRUCTIONS = """\
 You check an image (or page) that a model produced against a list of yes/no
@@ -81,6 +92,9 @@ class ChecklistGrader:
             "instructions_file": {"type": "string", "minLength": 1},
             "view": VIEW_SCHEMA,
             "full_size_images": {"type": "boolean"},
+            "soft": {"type": "boolean", "default": False},
+            "min_probability": {"type": "number", "minimum": 0, "maximum": 1},
+            "top_logprobs": {"type": "integer", "minimum": 1, "maximum": 20, "default": DEFAULT_TOP_LOGPROBS},
         },
     }
 
@@ -96,6 +110,9 @@ class ChecklistGrader:
         self.instructions_file: str | None = options.get("instructions_file")
         self.view: dict[str, Any] | None = options.get("view")
         self.full_size_images: bool = bool(options.get("full_size_images", False))
+        self.soft: bool = bool(options.get("soft", False))
+        self.min_probability: float | None = options.get("min_probability")
+        self.top_logprobs: int = int(options.get("top_logprobs", DEFAULT_TOP_LOGPROBS))
 
     @classmethod
     def check_case(cls, case: CaseSpec, options: Mapping[str, Any]) -> str | None:
@@ -104,6 +121,8 @@ class ChecklistGrader:
                 later = [p for p in question.get("depends_on", ()) if p >= number]
                 if later:
                     return f"question {number} depends on {later}: a question may depend only on earlier ones"
+        if "min_probability" in options and not options.get("soft"):
+            return "min_probability needs soft: true (probabilities are read only in soft mode)"
         return check_instructions_file(case, options.get("instructions_file"))
 
     def grade(self, case: CaseSpec, artifacts: Sequence[Artifact], context: GradeContext | None = None) -> Grade:
@@ -115,6 +134,8 @@ class ChecklistGrader:
                 gates=(Gate("answers", False, "the output holds nothing for the judge to check"),),
                 metrics=(Metric("score", 0.0, "no output"), Metric("errors", float(n), "no output", higher_is_better=False)),
             )
+        if self.soft:
+            return self._grade_soft(case, artifacts, context)
         listed = "\n".join(f"{i}. {q}" for i, q in enumerate(self.questions, 1))
         extra = f"Questions:\n{listed}"
         if self.hidden_rationale:
@@ -131,6 +152,39 @@ class ChecklistGrader:
         calls = ask_all(context, request)
         per_call = [_with_dependencies(_answers(call.data, n), self.parents) for call in calls]
         return _grade(self.questions, per_call, self.min_score, calls[0].judge, self.parents)
+
+    def _grade_soft(self, case: CaseSpec, artifacts: Sequence[Artifact], context: GradeContext) -> Grade:
+        """One yes/no request per question; P(yes) from the first token (see ``soft_checklist.py``)."""
+        per_question: list[list[tuple[str, float]]] = []
+        for number, question in enumerate(self.questions, 1):
+            extra = f"Question: {question}"
+            presupposed = [self.questions[p - 1] for p in self.parents.get(number, ())]
+            if presupposed:
+                extra += "\nAssume the answer to each of these is yes: " + " / ".join(presupposed)
+            if self.hidden_rationale:
+                extra += f"\n\nBackground for the checker only (the model did not see it):\n{self.hidden_rationale}"
+            parts: list[Part] = case_parts(case, artifacts, extra_text=extra, view=self.view)
+            if self.full_size_images:
+                parts = [replace(p, full_size=True) if isinstance(p, ImagePart) else p for p in parts]
+            request = YesNoRequest(
+                instructions=read_instructions(case, self.instructions_file, YES_NO_INSTRUCTIONS),
+                parts=tuple(parts),
+                schema={},
+                schema_name="checklist_yes_no",
+                top_logprobs=self.top_logprobs,
+            )
+            per_question.append(ask_probabilities(context, request))
+        judge = per_question[0][0][0]
+        asked = [[answers[c][1] for answers in per_question] for c in range(len(per_question[0]))]  # per judgement
+        joint = [joint_probabilities(ps, self.parents) for ps in asked]
+        answers = [_with_dependencies(hard_answers(ps), self.parents) for ps in asked]
+        hard = _grade(self.questions, answers, self.min_score, judge, self.parents)
+        soft = soft_metrics(self.questions, joint, judge)
+        gates = hard.gates
+        if self.min_probability is not None:
+            means = [sum(ps[i] for ps in joint) / len(joint) for i in range(len(self.questions))]
+            gates = (probability_gate(self.questions, means, float(self.min_probability), self.min_score),)
+        return Grade(gates=gates, metrics=(*hard.metrics, *soft))
 
 
 def _reply_schema(n: int) -> dict[str, Any]:

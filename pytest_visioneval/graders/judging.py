@@ -3,7 +3,9 @@
 * :func:`case_parts` - what the judge sees, always in this order: the prompt
   and criteria text, the input images, the mask, the output image(s), the
   code; a grader's ``view`` option (:data:`VIEW_SCHEMA`) leaves parts out.
-* :func:`ask_all` - every configured judge, ``judge_repeats`` times each.
+* :func:`ask_all` - every configured judge, ``judge_repeats`` times each;
+  :func:`ask_probabilities` - the same for a yes/no question read from token
+  probabilities (``judges/logprobs.py``): P(yes) per call.
 * :func:`mean_metrics` / :func:`majority_gate` - combine those calls: numbers
   by their mean (plus ``.std`` across calls when there is more than one),
   pass/fail by majority (a tie fails).
@@ -122,6 +124,11 @@ def ask_all(context: GradeContext, request: JudgeRequest) -> list[JudgeCall]:
         for repeat in range(max(1, context.judge_repeats)):
             calls.append(JudgeCall(judge.name, repeat, judge.ask(request, repeat).data))
     return calls
+
+
+def ask_probabilities(context: GradeContext, request: JudgeRequest) -> list[tuple[str, float]]:
+    """P(yes) to a yes/no question (a ``judges.logprobs.YesNoRequest``) from every judge, ``judge_repeats`` times each."""
+    return [(call.judge, float(call.data["p_yes"])) for call in ask_all(context, request)]
 
 
 def _fmt(value: float) -> str:

@@ -39,6 +39,7 @@ BUILTIN_GRADERS: dict[str, str] = {
     "distinct_images": "distinct_images:DistinctImagesGrader",
     "screen_match": "screen_match:ScreenMatchGrader",
     "colour": "colour:ColourGrader",
+    "vqascore": "vqascore:VqaScoreGrader",
 }
 
 

@@ -35,10 +35,12 @@ from ..calls.layer import (
     readable_reply,
 )
 from ..calls.lazy_client import LazyClient
+from ..calls.redact import redact, register_key_env, register_secret, register_url
 from ..calls.slot_transport import client_with_slots
 from ..calls.usage import current_usage
 from ..errors import GraderError, JudgeOutputError
 from .content import DEFAULT_MAX_IMAGES, DEFAULT_MAX_SIDE, JudgeRequest, chat_content, with_image_data
+from .logprobs import YesNoRequest, read_yes_no
 from .parse import ReplyRejected, parse_reply
 
 RESPONSE_FORMATS = ("json_schema", "json_object", "none")
@@ -149,9 +151,11 @@ class JudgeClient:
             "served_by": served_by,
             "temperature": self._temperature(request),
             "seed": self._seed(repeat),
-            "response_format": self.settings.response_format,
+            "response_format": "none" if isinstance(request, YesNoRequest) else self.settings.response_format,
             "instructions_sha256": hashlib.sha256(request.instructions.encode("utf-8")).hexdigest()[:16],
             "schema": request.schema_name,
+            # Set only for yes/no questions read from token probabilities (VQAScore, soft checklists).
+            **({"top_logprobs": request.top_logprobs} if isinstance(request, YesNoRequest) else {}),
         }
 
     def _complete(
@@ -160,7 +164,11 @@ class JudgeClient:
         """One request through the call layer; the reply is parsed inside it, so only valid replies are cached."""
         kwargs: dict[str, Any] = {"model": self.model, "messages": messages}
         fmt = self.settings.response_format
-        if fmt == "json_schema":
+        if isinstance(request, YesNoRequest):
+            # Plain text: the first token must be free to be Yes or No. Both settings are in the cache key.
+            kwargs["logprobs"] = True
+            kwargs["top_logprobs"] = request.top_logprobs
+        elif fmt == "json_schema":
             kwargs["response_format"] = {
                 "type": "json_schema",
                 "json_schema": {"name": request.schema_name, "schema": request.schema, "strict": True},
@@ -182,6 +190,11 @@ class JudgeClient:
 
         def reply_result(body: Any) -> CallResult:
             completion = read_completion(body)
+            if isinstance(request, YesNoRequest):
+                # No re-asking: an endpoint without logprobs, or a judge that does not begin with yes/no, would do it again.
+                answer = read_yes_no(completion.logprobs, judge=f"judge {self.name}")
+                data = {"p_yes": answer.p_yes, "first_token": answer.first_token, "text": (completion.text or "")[:300]}
+                return CallResult({"reply": data, "served_by": completion.served_by}, completion.usage)
             try:
                 data = parse_reply(completion.text, request.schema)
             except ReplyRejected as exc:
@@ -214,20 +227,21 @@ class JudgeClient:
                 batch=batch,
             )
         except UnreadableReply as exc:
-            raise GraderError(f"judge {self.name}: {exc}") from exc
+            raise GraderError(redact(f"judge {self.name}: {exc}")) from exc
         except Exception as exc:
             sdk = sys.modules.get("openai")  # loaded if the SDK raised
             if sdk is None or not isinstance(exc, sdk.OpenAIError):
                 raise
+            # Redacted before cutting: a server may echo the key or the URL's credentials in its message.
             if isinstance(exc, sdk.APIStatusError):
                 raise GraderError(
-                    f"judge {self.name}: HTTP {exc.status_code} from the API{_after(exc, attempts)}: {exc.message[:300]}"
+                    f"judge {self.name}: HTTP {exc.status_code} from the API{_after(exc, attempts)}: {redact(exc.message)[:300]}"
                 ) from exc
             if isinstance(exc, sdk.APITimeoutError):
                 raise GraderError(f"judge {self.name}: request timed out{_after(exc, attempts)}") from exc
             if isinstance(exc, sdk.APIConnectionError):
-                raise GraderError(f"judge {self.name}: cannot reach the API ({exc.__cause__ or exc})") from exc
-            raise GraderError(f"judge {self.name}: {exc}") from exc
+                raise GraderError(redact(f"judge {self.name}: cannot reach the API ({exc.__cause__ or exc})")) from exc
+            raise GraderError(redact(f"judge {self.name}: {exc}")) from exc
         return result.value["reply"], dict(result.usage), result.value.get("served_by")
 
 
@@ -248,6 +262,10 @@ def create_judges(specs: tuple[str, ...], settings: JudgeSettings) -> tuple[Judg
         if not key:
             raise GraderError(f"no API key for the judge: set the environment variable {settings.api_key_env}")
         base_url = settings.base_url or os.environ.get("OPENAI_BASE_URL") or DEFAULT_BASE_URL
+        # Never written out: an endpoint may echo them in an error, httpx logs URLs with their credentials.
+        register_key_env(settings.api_key_env)
+        register_secret(key)
+        register_url(base_url)
         factory = _client_factory(key, base_url, settings)
         judges.append(
             JudgeClient(

@@ -50,6 +50,7 @@ from ..calls.layer import (
     readable_reply,
 )
 from ..calls.lazy_client import LazyClient
+from ..calls.redact import redact, register_key_env, register_secret, register_url
 from ..calls.slot_transport import client_with_slots
 from ..cases.spec import CaseSpec
 from ..errors import ModelError
@@ -105,6 +106,10 @@ class OpenAIModel:
                 "(any non-empty value for a local server that checks none)"
             )
         base_url = settings.base_url or os.environ.get("OPENAI_BASE_URL") or DEFAULT_BASE_URL
+        # Never written out: an endpoint may echo them in an error, httpx logs URLs with their credentials.
+        register_key_env(settings.api_key_env)
+        register_secret(key)
+        register_url(base_url)
 
         calls = settings.calls or DIRECT
 
@@ -138,7 +143,7 @@ class OpenAIModel:
             if case.task == "html_generation":
                 return self._generate_text(case, params)
         except UnreadableReply as exc:
-            raise ModelError(f"{self.name}: {exc}") from exc
+            raise ModelError(redact(f"{self.name}: {exc}")) from exc
         except Exception as exc:
             error = self._api_error(exc)
             if error is None:
@@ -156,18 +161,21 @@ class OpenAIModel:
         return sent
 
     def _api_error(self, exc: Exception) -> ModelError | None:
-        """Word an SDK exception (the SDK is loaded if one was raised); ``None`` for anything else."""
+        """Word an SDK exception (the SDK is loaded if one was raised); ``None`` for anything else.
+
+        Secrets are redacted before the text is cut: a server may echo the key or the URL's credentials.
+        """
         sdk = sys.modules.get("openai")
         if sdk is None or not isinstance(exc, sdk.OpenAIError):
             return None
         after = f" after {self.attempts} attempt(s)" if is_retryable(exc) and self.attempts > 1 else ""
         if isinstance(exc, sdk.APIStatusError):
-            return ModelError(f"{self.name}: HTTP {exc.status_code} from the API{after}: {_short(exc.message)}")
+            return ModelError(f"{self.name}: HTTP {exc.status_code} from the API{after}: {_short(redact(exc.message))}")
         if isinstance(exc, sdk.APITimeoutError):
             return ModelError(f"{self.name}: request timed out{after}")
         if isinstance(exc, sdk.APIConnectionError):
-            return ModelError(f"{self.name}: cannot reach the API ({exc.__cause__ or exc})")
-        return ModelError(f"{self.name}: {exc}")
+            return ModelError(redact(f"{self.name}: cannot reach the API ({exc.__cause__ or exc})"))
+        return ModelError(redact(f"{self.name}: {exc}"))
 
     def _call(
         self,

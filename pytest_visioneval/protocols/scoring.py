@@ -12,6 +12,12 @@ A case whose scores could not be formed because a grader was skipped (no
 ``--judge``) is listed as unscored and left out of the means - the report says
 how many. Skipped and xfailed cases are left out.
 
+A case judged with soft checklists (a ``<grader>.soft_score`` metric: the
+answers read from token probabilities, ``checklist`` with ``soft: true``) is
+listed under ``soft``: its benchmark scores still come from the hard yes/no
+answers, but not asked the way the published harness asks, so
+:func:`describe` labels the numbers as not the official scoring.
+
 Each mean may carry an interval (``ci_low``, ``ci_high``) over its cases: the
 results layer hands in the function that computes it (a bootstrap of the
 mean), since this layer may not import it.
@@ -28,6 +34,8 @@ from .base import compat_mode, overall_means
 from .registry import get_protocol
 
 _EXCLUDED = ("skipped", "xfailed")
+# The metric a soft checklist records (``checklist`` with ``soft: true``), after its grader's name.
+SOFT_METRIC_SUFFIX = ".soft_score"
 # The values of one mean -> its (low, high) interval.
 Interval = Callable[[Sequence[float]], tuple[float, float]]
 
@@ -76,12 +84,15 @@ def _summarize(
     unscored: list[str] = []
     excluded: list[str] = []
     modes: dict[str, int] = defaultdict(int)
+    soft: list[str] = []
     counted = 0
     excluded_from_mean = getattr(hooks, "excluded_from_mean", None)
     for record in records:
         fields = record.get("fields") or {}
         compat = compat_mode(fields)
         modes[compat] += 1
+        if any(str(m.get("name", "")).endswith(SOFT_METRIC_SUFFIX) for m in record.get("metrics", ())):
+            soft.append(record["uid"])
         values = _case_values(protocol, score_names, record)
         if record.get("status") == "error":
             errored.append(record["uid"])
@@ -107,6 +118,7 @@ def _summarize(
         "errored": errored,  # counted as 0 under compat improved, left out of the means under official
         "unscored": unscored,  # left out of the means (a grader was skipped)
         "excluded": excluded,  # scored, but left out of the official means by the protocol's rule
+        "soft": soft,  # judged with soft checklists (answers from token probabilities): not the official scoring
         "scores": {name: _stats(overall[name], interval) for name in score_names if overall.get(name)},
         "groups": {
             field: {
@@ -138,6 +150,8 @@ def describe(result: Mapping[str, Any]) -> str:
         note += f"; {len(result['excluded'])} left out by the official rule"
     if result.get("unscored"):
         note += f"; {len(result['unscored'])} not scored (a grader was skipped, e.g. no --judge)"
+    if result.get("soft"):
+        note += f"; {len(result['soft'])} judged with soft checklists (token probabilities): NOT the official scoring"
     headline = result.get("headline") or {}
     if headline and headline != overall_means(result):
         note += "; published figure: " + ", ".join(f"{n} {v:.4g}" for n, v in headline.items())

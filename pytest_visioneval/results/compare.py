@@ -147,7 +147,8 @@ def compare_pair(a: Side, b: Side, settings: Settings = Settings()) -> dict[str,
             }
             for suite, keys in sorted(suites.items())
         },
-        "judge_changes": judge_changes(a.judges, b.judges),
+        "judge_changes": [*judge_changes(a.judges, b.judges), *soft_hard_changes(a, b, shared)],
+        "scoring_changes": soft_hard_changes(a, b, shared),
         "flips": _flips(a, b, shared),
         "gate_flips": _gate_flips(a, b, shared),
         "changes": _changes(a, b, shared, directions, settings.top),
@@ -197,6 +198,29 @@ def judge_changes(a: Mapping[str, Any], b: Mapping[str, Any]) -> list[str]:
             if before != after:
                 changes.append(f"judge {name} {key}: {before} -> {after}")
     return changes
+
+
+def soft_hard_changes(a: Side, b: Side, keys: Sequence[str]) -> list[str]:
+    """A judge grader scored soft (P(yes) from token probabilities) on one side and hard on the other, per suite.
+
+    A soft checklist records ``<grader>.soft_score`` beside its hard ``<grader>.score``; its hard answers come
+    from those probabilities, so its numbers moving is no news about the model.
+    """
+    modes: dict[tuple[str, str], dict[str, str]] = defaultdict(dict)  # (suite, grader) -> side -> soft/hard
+    for label, side in (("A", a), ("B", b)):
+        for key in keys:
+            case = side.cases[key]
+            names = {str(m.get("name", "")) for m in case.get("metrics", ())}
+            for name in names:
+                grader, _, metric = name.rpartition(".")
+                if metric == "score" and grader:
+                    mode = "soft" if f"{grader}.soft_score" in names else "hard"
+                    modes[(str(case["suite"]), grader)].setdefault(label, mode)
+    return [
+        f"suite {suite}: {grader} scored {seen['A']} in A, {seen['B']} in B (soft: P(yes) from token probabilities)"
+        for (suite, grader), seen in sorted(modes.items())
+        if len(seen) == 2 and seen["A"] != seen["B"]
+    ]
 
 
 # -- sides --

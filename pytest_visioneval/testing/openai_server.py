@@ -26,6 +26,8 @@ from urllib.parse import parse_qs, urlsplit
 
 from PIL import Image, ImageDraw
 
+from .logprob_replies import chat_logprobs
+
 
 class _Server(ThreadingHTTPServer):
     # The standard library listens with a backlog of 5: a client that opens a hundred connections at
@@ -92,7 +94,8 @@ class FakeOpenAIServer:
       or a function of the request returning one; ``queue_replies(...)``
       scripts the next replies one by one (for judges).
     * ``fail_next(count, status, retry_after)`` makes the next ``count``
-      requests fail with ``status``.
+      requests fail with ``status``; ``fault_message(request, status)``, when
+      set, words their error (a server echoing the request's headers).
     * ``fail_every(n, status, retry_after)`` makes every ``n``-th request
       (counted from the call, or from ``reset``) fail; ``fail_every(0)`` stops.
     * ``fail_when(predicate, status, retry_after)`` makes every request for
@@ -105,6 +108,11 @@ class FakeOpenAIServer:
     * ``latency`` seconds are slept before every reply: a number, or a function
       of the request returning one (slow replies for some requests only).
     * ``image_as_url`` answers image calls with a URL instead of base64.
+    * ``logprobs_for(request) -> {token: probability} | None`` answers chat
+      requests that ask ``logprobs: true``: the first token's distribution
+      (see :mod:`.logprob_replies`), sent as OpenAI/vLLM ``logprobs`` cut to
+      the request's ``top_logprobs``, the text being its most likely token;
+      None sends ``"logprobs": null`` (an endpoint that gives none).
     * ``in_flight`` / ``max_in_flight``: requests being answered now, and the most at once.
 
     Faults are checked after the latency, ``fail_next`` first, then
@@ -162,8 +170,11 @@ class FakeOpenAIServer:
         self.image_as_url = False
         # A hostile endpoint: (content type, body) sent with status 200 instead of the API's JSON, or None.
         self.raw_reply: Callable[[RecordedRequest], tuple[str, bytes] | None] | None = None
+        # The message of an injected fault's error, from the request and the status (None: "injected fault N").
+        self.fault_message: Callable[[RecordedRequest, int], str] | None = None
         # The model id replies name (a provider answering with a dated snapshot); None: the one asked for.
         self.served_model: str | None = None
+        self.logprobs_for: Callable[[RecordedRequest], dict[str, float] | None] | None = None
         self.requests: list[RecordedRequest] = []
         self.in_flight = 0
         self.max_in_flight = 0
@@ -246,6 +257,8 @@ class FakeOpenAIServer:
             self._held = False
         with self._lock:
             self.raw_reply = None
+            self.logprobs_for = None
+            self.fault_message = None
             self.requests.clear()
             self._scripted.clear()
             self._faults.clear()
@@ -599,6 +612,13 @@ class FakeOpenAIServer:
                 "usage": {"input_tokens": 10, "output_tokens": 100, "total_tokens": 110},
             }
         if request.path.endswith("/chat/completions"):
+            body = request.json or {}
+            if body.get("logprobs") and self.logprobs_for is not None:
+                distribution = self.logprobs_for(request)
+                top = int(body.get("top_logprobs") or 0)
+                text, logprobs = chat_logprobs(distribution, top) if distribution else ("Yes.", None)
+                choice = {"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": text}}
+                return 200, {**self._chat_reply(request, now), "choices": [{**choice, "logprobs": logprobs}]}
             return 200, {
                 "id": "chatcmpl-local",
                 "object": "chat.completion",
@@ -637,6 +657,16 @@ class FakeOpenAIServer:
                 },
             }
         return 404, {"error": {"message": f"no route {request.path}", "type": "not_found"}}
+
+    def _chat_reply(self, request: RecordedRequest, now: int) -> dict[str, Any]:
+        """A chat completion's fields besides its choices."""
+        return {
+            "id": "chatcmpl-local",
+            "object": "chat.completion",
+            "created": now,
+            "model": self.served_model or (request.json or {}).get("model", "local"),
+            "usage": {"prompt_tokens": 12, "completion_tokens": 2, "total_tokens": 14},
+        }
 
     def _handler_class(self) -> type[BaseHTTPRequestHandler]:
         server = self
@@ -696,7 +726,8 @@ class FakeOpenAIServer:
                 fault = server._next_fault(request)
                 if fault is not None:
                     status, retry_after = fault
-                    payload: dict[str, Any] = {"error": {"message": f"injected fault {status}", "type": "server_error"}}
+                    message = server.fault_message(request, status) if server.fault_message else f"injected fault {status}"
+                    payload: dict[str, Any] = {"error": {"message": message, "type": "server_error"}}
                     return status, payload, {"retry-after": retry_after} if retry_after else {}
                 raw = server.raw_reply(request) if server.raw_reply is not None else None
                 if raw is not None:

@@ -233,3 +233,32 @@ def test_the_body_posted_as_is_is_the_one_the_sdk_create_would_send(
     assert sent.headers["authorization"] == "Bearer sk-judge-test"
     assert sent.json["seed"] == 7 and ("response_format" in sent.json) == (response_format != "none")
     assert maybe_transform(sent.json, CompletionCreateParamsNonStreaming) == sent.json
+
+
+def test_a_reply_nested_a_million_characters_deep_is_asked_again_then_a_judge_output_error(
+    server: FakeOpenAIServer, judge_context: Callable[..., GradeContext]
+) -> None:
+    deep = "[" * 500_000 + "]" * 500_000
+    server.text_reply = deep
+    (judge,) = judge_context(reply_retries=1).judges
+    with pytest.raises(JudgeOutputError, match="gave no valid reply in 2 attempt") as info:
+        judge.ask(REQUEST)
+    assert "attempt 1: nested too deeply to read" in str(info.value)
+    assert len(server.requests) == 2  # asked again, not an internal error
+    server.text_reply = None
+    server.queue_replies(deep, '{"score": 2}')
+    (judge,) = judge_context(reply_retries=1).judges
+    assert judge.ask(REQUEST).data == {"score": 2}
+
+
+def test_an_answer_body_nested_too_deeply_is_a_worded_error_of_the_case(
+    server: FakeOpenAIServer, judge_context: Callable[..., GradeContext]
+) -> None:
+    server.raw_reply = lambda request: ("application/json", b"[" * 200_000 + b"]" * 200_000)
+    (judge,) = judge_context().judges
+    with pytest.raises(GraderError) as info:
+        judge.ask(REQUEST)
+    assert (
+        str(info.value)
+        == "judge openai:judge-0: the endpoint's answer is not a chat completion: its JSON is nested too deeply to read"
+    )
