@@ -26,6 +26,7 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
+from .interrupt import count_request, refuse_if_stopped
 from .slot_server import SlotClient
 
 _POLL_START = 0.002
@@ -66,12 +67,19 @@ class RunConcurrency:
 
     @contextlib.contextmanager
     def slot(self) -> Iterator[int]:
-        """Hold a run-wide slot for the block; yields its index in this process (0 to N-1)."""
+        """Hold a run-wide slot for the block; yields its index in this process (0 to N-1).
+
+        After a Ctrl-C (:mod:`interrupt`) no slot is given: :class:`CallsStopped` is raised
+        instead, also to a request that was waiting for one when the signal came.
+        """
+        refuse_if_stopped()
         with self._threads:
             with self._local_lock:
                 index = self._unused.pop()
             try:
                 with self._run_wide():
+                    refuse_if_stopped()
+                    count_request()
                     yield index
             finally:
                 with self._local_lock:

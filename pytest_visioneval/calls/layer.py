@@ -33,7 +33,8 @@ from .budget import BudgetLedger, CallHint, Reservation
 from .cache import CallCache
 from .concurrency import RunConcurrency
 from .deferred import CallDeferred
-from .usage import CaseUsage, Prices, current_usage
+from .interrupt import CallsStopped
+from .usage import CaseUsage, Prices, current_usage, paid_by
 from .waiting import may_wait
 
 if TYPE_CHECKING:
@@ -220,21 +221,30 @@ class CallLayer:
         key = cache_key(kind, material)
         hit = cache.get(kind, key)
         if hit is not None:
-            usage.book(kind, model, hit.get("usage", {}), self.settings.prices, cached=True)
-            return CallResult(hit["value"], hit.get("usage", {}))
+            return self._hit(kind, model, hit, usage)
         may_wait(f"a {kind} call the cache does not hold")
         with cache.single_flight(kind, key):
             hit = cache.get(kind, key)  # another thread or worker may have made it while we waited
             if hit is not None:
-                usage.book(kind, model, hit.get("usage", {}), self.settings.prices, cached=True)
-                return CallResult(hit["value"], hit.get("usage", {}))
+                return self._hit(kind, model, hit, usage)
             if batch is not None and self.batches is not None and kind in self.settings.batch_kinds:
                 return self._batched(kind, model, key, material, batch, run, usage, attempts, prepare, slot_in_transport)
             if prepare is not None:
                 prepare()
             result = self._run(kind, model, run, usage, attempts, slot_in_transport, material)
-            cache.put(kind, key, {"value": result.value, "usage": dict(result.usage)}, {"model": model, "repeat": repeat})
+            cache.put(
+                kind,
+                key,
+                {"value": result.value, "usage": dict(result.usage), "paid_by": paid_by()},
+                {"model": model, "repeat": repeat},
+            )
             return result
+
+    def _hit(self, kind: str, model: str, hit: Mapping[str, Any], usage: CaseUsage) -> CallResult:
+        """A call the cache holds: free, unless a dead worker of this run paid for it and never reported it."""
+        paid = usage.paid_unreported(hit.get("paid_by"))
+        usage.book(kind, model, hit.get("usage", {}), self.settings.prices, cached=not paid)
+        return CallResult(hit["value"], hit.get("usage", {}))
 
     def _batched(
         self,
@@ -262,6 +272,7 @@ class CallLayer:
             try:
                 result = batch.parse(found.data["body"])
             except BaseException:
+                self._drop_batch_hold(model, found.data, None)
                 # Judged like a direct reply that fails its checks: counted (once) and not cached. It is kept
                 # in the book, so the next run meets the same rejection again and goes on to what followed it
                 # (a judge asked again is a new request, in the next batch), as a direct run would at once.
@@ -270,18 +281,18 @@ class CallLayer:
                     book.mark_rejected(key)
                 raise
             cost = usage.book(kind, model, result.usage, self.settings.prices, cached=False, batched=True)
-            if self.budget is not None:  # paid whichever run submitted it: it counts where it lands
-                self.budget.settle(Reservation(model, 0.0, self.settings.prices.batch_multiplier(model)), cost)
+            self._drop_batch_hold(model, found.data, cost)
             cache.put(
                 kind,
                 key,
-                {"value": result.value, "usage": dict(result.usage)},
+                {"value": result.value, "usage": dict(result.usage), "paid_by": paid_by()},
                 {"model": model, "repeat": repeat, "batch": found.data["batch"]},
             )
             book.forget(key, "result")
             return result
         if found is not None and found.state == "failed":
             usage.failed_request(kind, batched=True)
+            self._drop_batch_hold(model, found.data, None)
             book.forget(key, "failed")
             data = found.data
             status, made = data.get("status_code"), int(data.get("attempt", 1))
@@ -295,7 +306,12 @@ class CallLayer:
                 if prepare is not None:
                     prepare()
                 result = self._run(kind, model, run, usage, attempts, slot_in_transport, material)
-                cache.put(kind, key, {"value": result.value, "usage": dict(result.usage)}, {"model": model, "repeat": repeat})
+                cache.put(
+                    kind,
+                    key,
+                    {"value": result.value, "usage": dict(result.usage), "paid_by": paid_by()},
+                    {"model": model, "repeat": repeat},
+                )
                 return result
             attempt = made + 1
         elif found is not None and found.state == "pending":
@@ -305,13 +321,36 @@ class CallLayer:
             )
         elif found is not None:
             raise CallDeferred("batch", "queued for the next provider batch")
-        # Held until the batch returns (and never given back in this run): money committed to the provider.
-        self._reserve(model, material, batched=True)
-        if prepare is not None:
-            prepare()
-        book.enqueue(key, kind, model, batch.endpoint, batch.path, batch.body(), attempt)
+        # Held until the batch's reply or failure is collected (_drop_batch_hold): money committed to the provider.
+        reservation = self._reserve(model, material, batched=True)
+        try:
+            if prepare is not None:
+                prepare()
+            body = batch.body()
+            book.enqueue(key, kind, model, batch.endpoint, batch.path, body, attempt, reservation.key if reservation else None)
+        except BaseException:
+            if reservation is not None:  # never queued: nothing was committed
+                self.budget.release(reservation)  # type: ignore[union-attr]
+            raise
         again = f" (attempt {attempt})" if attempt > 1 else ""
         raise CallDeferred("batch", f"queued for a provider batch{again}; submitted when this run ends")
+
+    def _drop_batch_hold(self, model: str, data: Mapping[str, Any], cost: float | None) -> None:
+        """A batched request's reply (``cost``) or failure (None: unbilled) was collected: settle its hold.
+
+        The hold's key travelled with the request through the batch book. A reply collected by a later run
+        settles a key that run's ledger never held: only the cost is booked, where the reply lands.
+        """
+        if self.budget is None:
+            return
+        multiplier = self.settings.prices.batch_multiplier(model)
+        hold = data.get("hold")
+        named = {"key": hold} if isinstance(hold, str) else {}  # a reply queued before holds were recorded: none
+        reservation = Reservation(model, 0.0, multiplier, **named)
+        if cost is None:
+            self.budget.release(reservation)
+        else:
+            self.budget.settle(reservation, cost)
 
     def _run(
         self,
@@ -341,6 +380,8 @@ class CallLayer:
                 started = time.perf_counter()
                 try:
                     return run()
+                except CallsStopped:
+                    raise  # refused before it was sent (Ctrl-C): no request was made
                 except BaseException:
                     # The request was made all the same (a failed status, a timeout, a reply rejected
                     # while parsing): count it, so the usage matches what the server saw.

@@ -3,7 +3,10 @@
 Each case's evaluation runs inside :func:`usage_scope`; every call made for
 it (by the model or a judge, in whatever thread) is booked there, and the
 totals ride to the controller in the case's record under ``usage``. Cached
-calls are counted apart and cost nothing. Costs come from a prices file
+calls are counted apart and cost nothing, with one exception: a case taken
+over from an xdist worker that died before it reported the case (see
+:func:`taking_over`) counts the calls the dead worker paid for and cached as
+paid, since no record of the run counts them otherwise. Costs come from a prices file
 (``--eval-prices``); a model with no price is reported as unpriced, never as
 free.
 """
@@ -13,6 +16,7 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import math
+import os
 import threading
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
@@ -89,6 +93,8 @@ class CaseUsage:
     """What one case spent, per kind of call (``model``, ``judge``). Thread-safe."""
 
     def __init__(self) -> None:
+        # Processes (pids) of this run that died evaluating this case before reporting it (see taking_over).
+        self.unreported_pids: frozenset[int] = _taken_over.get()
         self._lock = threading.Lock()
         self.kinds: dict[str, dict[str, Any]] = {}
         self._judges: dict[str, list[dict[str, Any]]] = {}  # judge name -> its distinct provenances
@@ -103,6 +109,10 @@ class CaseUsage:
     def judges(self) -> dict[str, list[dict[str, Any]]]:
         with self._lock:
             return {name: [dict(p) for p in seen] for name, seen in sorted(self._judges.items())}
+
+    def paid_unreported(self, paid_by: Any) -> bool:
+        """Whether a cache entry, paid for by ``paid_by`` (``{"pid": ...}``), is a call no record of this run counts."""
+        return isinstance(paid_by, Mapping) and paid_by.get("pid") in self.unreported_pids
 
     def _kind(self, kind: str) -> dict[str, Any]:
         return self.kinds.setdefault(kind, _empty())
@@ -156,6 +166,7 @@ class CaseUsage:
             }
 
 
+_taken_over: contextvars.ContextVar[frozenset[int]] = contextvars.ContextVar("visioneval_taken_over", default=frozenset())
 _UNATTRIBUTED = CaseUsage()  # calls made outside any case (e.g. from a plain Python test)
 _current: contextvars.ContextVar[CaseUsage] = contextvars.ContextVar("visioneval_usage", default=_UNATTRIBUTED)
 
@@ -173,6 +184,29 @@ def usage_scope(usage: CaseUsage | None = None) -> Iterator[CaseUsage]:
         yield book
     finally:
         _current.reset(token)
+
+
+@contextlib.contextmanager
+def taking_over(dead_pid: int | None) -> Iterator[None]:
+    """Cases evaluated inside take over from ``dead_pid``, a worker of this run that died before reporting them.
+
+    What that worker paid for and cached is then booked as paid (:meth:`CaseUsage.paid_unreported`):
+    its own usage of the case was lost with it. (Its calls still in flight when it died reached the
+    server but no cache; nothing on this side can count them.)
+    """
+    if dead_pid is None:
+        yield
+        return
+    token = _taken_over.set(_taken_over.get() | {dead_pid})
+    try:
+        yield
+    finally:
+        _taken_over.reset(token)
+
+
+def paid_by() -> dict[str, int]:
+    """Who pays for a call made now, as a cache entry records it (see :func:`taking_over`)."""
+    return {"pid": os.getpid()}
 
 
 def merge_usage(first: Mapping[str, Any], second: Mapping[str, Any]) -> dict[str, dict[str, Any]]:

@@ -13,8 +13,9 @@ Several pages may be open at once, each in its own browser context and so
 its own renderer process, so there is also a limit on all of them together
 (``total_limit_mb``): past it, the largest renderer is stopped. A kill is
 recorded with its time and reason; a page that crashed while a renderer was
-killed learns why from :attr:`WatchedPage.stopped`. Linux only (``/proc``);
-elsewhere it watches nothing.
+killed learns why from :attr:`WatchedPage.stopped`. The same sweep lowers the
+priority of a renderer that keeps the CPU busy (:mod:`cpu_share`). Linux only
+(``/proc``); elsewhere it watches nothing.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+from .cpu_share import BusyRenderers
 from .process_tree import PROC, command_line, descendants, read_proc
 
 _PAGE_SIZE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
@@ -68,6 +70,7 @@ class MemoryWatch:
         self._limits: list[int | None] = []  # the limit (MB) of each page watched now
         self._kills: list[Kill] = []
         self._thread: threading.Thread | None = None
+        self.busy = BusyRenderers()  # the same sweep lowers the priority of renderers that keep the CPU busy
 
     @contextlib.contextmanager
     def page(self, limit_mb: int | None) -> Iterator[WatchedPage]:
@@ -101,7 +104,9 @@ class MemoryWatch:
                     return
                 limits = [limit for limit in self._limits if limit is not None]
             # All pages of one renderer share a limit in practice; the smallest is kept.
-            self._sweep(renderers_below(root), min(limits) * _MB if limits else None)
+            renderers = renderers_below(root)
+            self._sweep(renderers, min(limits) * _MB if limits else None)
+            self.busy.sweep([pid for pid, _ in renderers])
 
     def _sweep(self, renderers: list[tuple[int, int]], page_limit: int | None) -> None:
         left = []

@@ -57,10 +57,13 @@ from urllib.parse import unquote, urlsplit
 from ..cases.paths import PathEscapeError, resolve_inside
 from ..errors import VisionEvalError
 from ..graders.rendered import capture_names
+from .browser_env import browser_environment
 from .capture import full_page_capture, viewport_capture
 from .deadline import Deadline
 from .memory_watch import Kill, MemoryWatch
+from .navigation_hold import hold_navigations
 from .process_tree import kill_tagged
+from .sandbox_choice import sandbox_choice
 from .seen_text import seen_text_call, take_seen_text
 from .work_slots import WorkSlots
 
@@ -75,8 +78,9 @@ CHROMIUM_ENV = "VISIONEVAL_CHROMIUM"
 _CHROMIUM_NAMES = ("chromium-headless-shell", "chromium", "chromium-browser", "google-chrome", "chrome")
 _HEAP_MB = 1024
 MAX_PAGE_BYTES = 10 * 1024 * 1024  # a page file larger than this is not rendered (its outputs are judged by size alone)
+# Chromium's own sandbox is used where the machine allows it (sandbox_choice); else this switch is added.
+_NO_SANDBOX = "--no-sandbox"
 _ARGS = [
-    "--no-sandbox",  # CI runs as root; the page is contained by the network and file rules instead
     "--disable-gpu",
     "--disable-quic",
     "--no-first-run",
@@ -170,6 +174,7 @@ class RenderResult:
     navigations_stopped_to: list[str] = field(default_factory=list)  # their URLs, the first _MAX_NAVIGATIONS_RECORDED
     seconds: float = 0.0
     entry: str = ""
+    sandbox: str = ""  # Chromium's own sandbox: "on", or "off: why" (see sandbox_choice)
     # Measured after the captures (see measure_page); None with measure_error set when that failed.
     images: list[dict[str, Any]] | None = None
     images_total: int = 0
@@ -206,6 +211,7 @@ class RenderResult:
             "navigations_stopped_to": self.navigations_stopped_to,
             "seconds": round(self.seconds, 3),
             "entry": self.entry,
+            "chromium_sandbox": self.sandbox,
             "captures": capture_names(len(self.screenshots), self.full_page is not None),
             "images": self.images,
             "images_total": self.images_total,
@@ -278,6 +284,7 @@ class Renderer:
         self._browser: Any = None
         # On the browser's command line (Chromium ignores switches it does not know): finds its processes to kill.
         self._browser_tag = ""
+        self.sandbox = "not started"  # Chromium's own sandbox: "on", or "off: why" (in each page's render.json)
         self._killed_tags: set[str] = set()  # browsers killed as stuck
         self._launching: asyncio.Lock | None = None
         self._open: asyncio.Semaphore | None = None
@@ -364,14 +371,29 @@ class Renderer:
             if self._playwright is None:
                 self._playwright = await async_playwright().start()
             tag = f"--visioneval-browser={uuid.uuid4().hex}"
+            sandboxed, self.sandbox = sandbox_choice()
             try:
-                self._browser = await self._playwright.chromium.launch(
-                    executable_path=executable, args=[*_ARGS, tag], proxy=_DEAD_PROXY
-                )
+                try:
+                    self._browser = await self._launch(executable, tag, sandboxed)
+                except PlaywrightError as exc:
+                    if not sandboxed:
+                        raise
+                    first = exc.message.splitlines()[0] if exc.message else "no message"
+                    self.sandbox = f"off: Chromium did not start with its sandbox ({first[:200]})"
+                    self._browser = await self._launch(executable, tag, False)
                 self._browser_tag = tag
             except PlaywrightError as exc:
                 raise RenderError(f"Chromium ({executable}) did not start: {exc.message.splitlines()[0]}") from exc
             return self._browser, tag
+
+    async def _launch(self, executable: str, tag: str, sandboxed: bool) -> Any:
+        return await self._playwright.chromium.launch(
+            executable_path=executable,
+            args=[*_ARGS, tag] if sandboxed else [_NO_SANDBOX, *_ARGS, tag],
+            chromium_sandbox=sandboxed,
+            proxy=_DEAD_PROXY,
+            env=browser_environment(),  # an allowlist: API keys in the run's environment never reach the browser
+        )
 
     async def _render(self, folder: Path, entry: str, options: RenderOptions) -> RenderResult:
         if self._open is None or self._working is None:
@@ -444,7 +466,7 @@ class Renderer:
         from playwright.async_api import TimeoutError as PlaywrightTimeout
 
         mirror = self.mirror
-        result = RenderResult(entry=entry, cdn_mirror=str(mirror.folder))
+        result = RenderResult(entry=entry, cdn_mirror=str(mirror.folder), sandbox=self.sandbox)
         result.capture_after_load_s = max(0, options.screenshots - 1) * options.interval_ms / 1000
         started = time.monotonic()
         context = await browser.new_context(
@@ -465,6 +487,7 @@ class Renderer:
 
             await context.route("**/*", serve)
             await _refuse_webrtc(context, result)
+            await hold_navigations(context, result, _MAX_SRC)  # those started while parsing, which the route cannot stop
             page = navigation.page = await context.new_page()
             page.on("crash", lambda _page: crashed.append(True))
             # Attached before the page runs anything: the only way to stop a busy script later.

@@ -10,7 +10,7 @@ import pytest
 from ..calls.layer import CallLayer
 from ..calls.slot_server import SlotServer
 from . import fixtures as _fixtures
-from . import gc_freeze, help_groups, logger_registry, markdown_option, sdk_preload
+from . import gc_freeze, help_groups, logger_registry, markdown_option, redact_logs, sdk_preload
 from .call_options import (
     SLOTS_WORKERINPUT_KEY,
     add_call_options,
@@ -20,6 +20,7 @@ from .call_options import (
 )
 from .ci_options import add_ci_options, build_ci_settings, ci_settings_key
 from .collect_errors import CaseFileErrorTolerance
+from .interrupts import REQUESTS_WORKEROUTPUT_KEY, STOPPED_CASE_TEXT, InterruptHandler, stopped_case
 from .items import CaseFile, CaseItem, is_case_file
 from .options import add_options, build_settings, settings_key
 from .records import record_for
@@ -40,6 +41,7 @@ from .shard import in_shard
 
 _eval_session_key = pytest.StashKey[EvalSession]()
 _slot_server_key = pytest.StashKey[SlotServer]()
+_interrupts_key = pytest.StashKey[InterruptHandler]()
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -65,6 +67,7 @@ def pytest_cmdline_main(config: pytest.Config) -> int | None:
 
 def pytest_configure(config: pytest.Config) -> None:
     logger_registry.make_walks_safe()  # before any of our threads (the SDK import, the cases' pool) makes a logger
+    redact_logs.install_log_redaction(config)  # every log record made from here on has its secrets replaced
     gc_freeze.configured()
     settings = build_settings(config)
     config.stash[settings_key] = settings
@@ -84,16 +87,22 @@ def pytest_configure(config: pytest.Config) -> None:
         if preload is not None:
             config.stash[sdk_preload.preload_key] = preload
     config.stash[settings_key] = settings = with_call_layer(settings, layer)
+    interrupts = config.stash[_interrupts_key] = InterruptHandler(config)
+    if not _only_collecting(config):
+        interrupts.install()
     config.pluginmanager.register(_fixtures, "visioneval-fixtures")
     config.pluginmanager.register(CaseFileErrorTolerance(config, settings.case_globs), "visioneval-collect-errors")
     if not hasattr(config, "workerinput"):  # the controller (or a run without xdist)
-        session = EvalSession(config, settings, config.stash[run_id_key], ci)
+        session = EvalSession(config, settings, config.stash[run_id_key], ci, interrupts)
         config.stash[_eval_session_key] = session
         config.pluginmanager.register(session, "visioneval-session")
 
 
 @pytest.hookimpl(trylast=True)
 def pytest_unconfigure(config: pytest.Config) -> None:
+    interrupts = config.stash.get(_interrupts_key, None)
+    if interrupts is not None:
+        interrupts.uninstall()
     layer = config.stash.get(call_layer_key, None)
     if layer is not None:
         layer.close()
@@ -122,6 +131,9 @@ def _runs_cases_here(config: pytest.Config) -> bool:
 def pytest_configure_node(node: Any) -> None:
     """xdist: every worker writes into the controller's run folder and takes slots from its slot server."""
     config = node.config
+    interrupts = config.stash.get(_interrupts_key, None)
+    if interrupts is not None:
+        interrupts.workers_started += 1
     node.workerinput[WORKERINPUT_KEY] = config.stash[run_id_key]
     node.workerinput[TOKEN_WORKERINPUT_KEY] = config.stash[session_token_key]
     layer = config.stash[call_layer_key]
@@ -132,6 +144,60 @@ def pytest_configure_node(node: Any) -> None:
         server = config.stash[_slot_server_key] = SlotServer(layer.settings.concurrency)
         layer.limit.share_through(server.address)
     node.workerinput[SLOTS_WORKERINPUT_KEY] = server.address
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    interrupts = session.config.stash.get(_interrupts_key, None)
+    if interrupts is not None:
+        interrupts.session = session  # a Ctrl-C from now on stops the session after its case in progress
+
+
+# (pytest registers only names starting with pytest_; specname maps these to their hooks.)
+@pytest.hookimpl(wrapper=True, specname="pytest_runtest_setup")
+def pytest_runtest_setup_after_ctrl_c(item: pytest.Item) -> Any:
+    """A case whose API calls were refused after a Ctrl-C is skipped (counted as not run), not an error.
+
+    Its evaluation runs in a fixture (setup); the call phase is wrapped too.
+    """
+    try:
+        return (yield)
+    except BaseException as exc:
+        if isinstance(item, CaseItem) and stopped_case(exc):
+            pytest.skip(STOPPED_CASE_TEXT)
+        raise
+
+
+@pytest.hookimpl(wrapper=True, specname="pytest_runtest_call")
+def pytest_runtest_call_after_ctrl_c(item: pytest.Item) -> Any:
+    try:
+        return (yield)
+    except BaseException as exc:
+        if isinstance(item, CaseItem) and stopped_case(exc):
+            pytest.skip(STOPPED_CASE_TEXT)
+        raise
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    """From here on a Ctrl-C cannot cut the outputs short; a worker tells the controller how many requests it sent."""
+    config = session.config
+    interrupts = config.stash.get(_interrupts_key, None)
+    if interrupts is not None:
+        interrupts.writing = True
+    workeroutput = getattr(config, "workeroutput", None)
+    if workeroutput is not None:
+        from ..calls.interrupt import requests_sent
+
+        workeroutput[REQUESTS_WORKEROUTPUT_KEY] = requests_sent()
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node: Any, error: Any) -> None:
+    """xdist: a worker that finished reports the requests it sent (one that crashed reports none)."""
+    interrupts = node.config.stash.get(_interrupts_key, None)
+    sent = getattr(node, "workeroutput", {}).get(REQUESTS_WORKEROUTPUT_KEY)
+    if interrupts is not None and isinstance(sent, int):
+        interrupts.worker_requests[str(node.gateway.id)] = sent
 
 
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> CaseFile | None:
@@ -173,3 +239,9 @@ def pytest_report_teststatus(report: pytest.TestReport, config: pytest.Config) -
     if sep and is_case_file(Path(path), config.stash[settings_key].case_globs):
         return "error", "E", "ERROR"
     return None
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    """A last pass over what pytest shows and JUnit writes: failure text and captured output lose any secret."""
+    redact_logs.redact_report(report)

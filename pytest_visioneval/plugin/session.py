@@ -30,6 +30,7 @@ from ..results.verdict import Verdict, decide, run_warnings
 from . import junit_xml, markdown_option
 from .call_options import call_layer_key
 from .ci_options import CiSettings
+from .interrupts import INTERRUPTED_REASON, STOPPED_CASE_TEXT, InterruptHandler, interrupted
 from .items import is_case_file
 from .model_choices import split_item_name
 from .options import Settings
@@ -39,8 +40,16 @@ _MESSAGE_LIMIT = 4000
 
 
 class EvalSession:
-    def __init__(self, config: pytest.Config, settings: Settings, run_id: str, ci: CiSettings | None = None):
+    def __init__(
+        self,
+        config: pytest.Config,
+        settings: Settings,
+        run_id: str,
+        ci: CiSettings | None = None,
+        interrupts: InterruptHandler | None = None,
+    ):
         self.config = config
+        self.interrupts = interrupts
         self.settings = settings
         self.ci = ci or CiSettings()
         self.deltas: list[Delta] = []
@@ -87,6 +96,8 @@ class EvalSession:
             state["payload"] = payload
         _advance(state, report)
         if report.when in ("teardown", "???"):
+            if _stopped_by_interrupt(report, state):
+                return  # not run: listed as such, not as a skip or a crash
             record = self._finish(report.nodeid, state)
             if record is not None:
                 self.records[report.nodeid] = record
@@ -146,6 +157,10 @@ class EvalSession:
         why = None
         if self.incomplete is not None:
             why = f"{self.incomplete['reason']}; {len(self.incomplete['not_run'])} of {len(self.expected)} case(s) did not run"
+            calls = self.incomplete.get("calls")
+            if calls and calls["made"] != calls["in_reported_cases"]:
+                unreported = calls["made"] - calls["in_reported_cases"]
+                why += f"; {calls['made']} API request(s) made, {unreported} of them for cases that did not report"
         calibration, label_warnings = self._agreement_with_labels(records, confidence)
         self.verdict = decide(
             int(session.exitstatus),
@@ -162,6 +177,9 @@ class EvalSession:
         if baseline is not None:  # a changed judge can move scores that the model did not
             warnings += [f"against the baseline: {c}" for c in judge_changes(baseline.get("judges") or {}, judges)]
         self.verdict = dataclasses.replace(self.verdict, warnings=tuple(warnings))
+        if self.incomplete is not None and self.incomplete["reason"] == INTERRUPTED_REASON and self.verdict.exit_status == 0:
+            # A Ctrl-C that came while pytest was finishing can leave its status at 0: an interrupted run never passes.
+            self.verdict = dataclasses.replace(self.verdict, exit_status=int(pytest.ExitCode.INTERRUPTED))
         if self.not_evaluated is not None:
             status = self.verdict.exit_status or EXIT_NOT_EVALUATED
             reasons = (*self.verdict.reasons, self.not_evaluated["summary"])
@@ -260,8 +278,8 @@ class EvalSession:
     def _incompleteness(self, session: pytest.Session, exitstatus: int) -> dict[str, Any] | None:
         """Why the run did not run every case it collected, and which it did not run (None when it ran them all)."""
         not_run = [nodeid for nodeid in self.expected if nodeid not in self.records]
-        if exitstatus == pytest.ExitCode.INTERRUPTED:
-            reason = "interrupted (Ctrl-C or a signal)"
+        if exitstatus == pytest.ExitCode.INTERRUPTED or interrupted():
+            reason = INTERRUPTED_REASON
         elif session.shouldstop:
             reason = f"stopped early: {session.shouldstop}"
         elif session.shouldfail:
@@ -270,7 +288,16 @@ class EvalSession:
             reason = "some collected cases reported nothing"
         else:
             return None
-        return {"reason": reason, "not_run": not_run}
+        found: dict[str, Any] = {"reason": reason, "not_run": not_run}
+        if self.interrupts is not None:
+            # Cases cut short never report their usage: the requests are counted where they are sent.
+            booked = int((self.usage.get("total") or {}).get("calls", 0))
+            found["calls"] = {
+                "made": self.interrupts.requests_sent(),
+                "in_reported_cases": booked,
+                "every_process_counted": self.interrupts.every_process_counted(),  # else "made" is a lower bound
+            }
+        return found
 
     def run_info(self) -> results_json.RunInfo:
         return results_json.RunInfo(
@@ -339,7 +366,7 @@ class EvalSession:
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
         if self.aggregates is None or self.verdict is None:
             return
-        if not self.records and not self.verdict.thresholds:
+        if not self.records and not self.verdict.thresholds and self.incomplete is None:
             return
         mode, width = self._summary_mode(), _width(terminalreporter)
 
@@ -394,9 +421,12 @@ class EvalSession:
         The outermost wrapper's code after ``yield`` runs after the terminal
         reporter has printed its summary, so this line is the last one.
         """
+        if self.interrupts is not None:
+            self.interrupts.writing = True  # first of all sessionfinish hooks: no Ctrl-C cuts the outputs short
         result = yield
         reporter = self.config.pluginmanager.get_plugin("terminalreporter")
-        if reporter is not None and self.verdict is not None and (self.records or self.verdict.thresholds):
+        shown = self.records or self.verdict is not None and (self.verdict.thresholds or self.incomplete is not None)
+        if reporter is not None and self.verdict is not None and shown:
             # A failed threshold is named only: its whole message is listed above, in the scores or in
             # the visioneval::thresholds card (--eval-summary=none).
             for line in terminal.verdict_lines(self.verdict, _width(reporter), listed_above=self._checks_listed):
@@ -487,6 +517,13 @@ def _take_payload(report: pytest.TestReport) -> dict[str, Any] | None:
         kept += [(f"visioneval.metric.{m['name']}", m["value"]) for m in payload.get("metrics", ())]
         report.user_properties = kept
     return payload
+
+
+def _stopped_by_interrupt(report: pytest.TestReport, state: dict[str, Any]) -> bool:
+    """A case that a Ctrl-C kept from running: its calls were refused, or xdist called its worker's stop a crash."""
+    if state["status"] == "skipped" and STOPPED_CASE_TEXT in (state["text"] or ""):
+        return True
+    return report.when == "???" and interrupted()
 
 
 def _advance(state: dict[str, Any], report: pytest.TestReport) -> None:

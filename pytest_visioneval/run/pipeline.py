@@ -45,7 +45,8 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
-from ..artifacts import write_atomic
+from ..artifacts import describe_os_error, write_atomic
+from ..calls.usage import taking_over
 from ..cases.spec import CaseSpec
 from .evaluation import Environment, evaluate_case, evaluate_without_waiting
 
@@ -63,11 +64,22 @@ HEARTBEAT_SECONDS = 1.0
 # Far above a heartbeat delayed by a loaded machine; far below a user giving up on the run.
 STALE_AFTER_SECONDS = 60.0
 WAIT_TIMEOUT_SECONDS = 1800.0
+# A claim starts with its holder's pid padded to this many bytes: room the disk gave while it had some, which a
+# claimer that cannot publish (a full disk) overwrites with FAILURE_MARK and a short error outcome.
+CLAIM_ROOM = 2048
+FAILURE_MARK = b"!failed\n"
+NOTE_ERROR_CHARS = 1200
 
 
 def threads_for(slots: int) -> int:
     """How many pool threads a worker keeps for ``slots`` of the concurrency limit."""
     return slots + min(slots, SPARE_THREADS)
+
+
+def _pid_in(claim: bytes) -> int | None:
+    """The pid a claim names (its holder), or None when it names none."""
+    text = claim.decode("ascii", "replace").strip()
+    return int(text) if text.isdigit() else None
 
 
 class CasePipeline:
@@ -117,6 +129,8 @@ class CasePipeline:
         self._started: set[str] = set()  # without an exchange: the cases this worker has started (its claims)
         self._held: dict[str, int] = {}  # with an exchange: nodeid -> fd holding the lock of our claim
         self._held_lock = threading.Lock()  # the heartbeat never touches an fd closed (and reused) meanwhile
+        self._notes: dict[str, dict[str, Any]] = {}  # failure notes read from claims (see _note_failure)
+        self._dead: dict[str, int | None] = {}  # nodeid -> pid of the claimer that died without publishing it
         self._pool: ThreadPoolExecutor | None = None
         self._closed = False
         self._stop_heartbeat = threading.Event()
@@ -251,10 +265,12 @@ class CasePipeline:
         """Make the outcome here if the case waits for nothing, else hand the case to a pool thread."""
         if self._inline:
             try:
-                outcome = evaluate_without_waiting(case, self._env(nodeid))
+                with taking_over(self._dead.get(nodeid)):
+                    outcome = evaluate_without_waiting(case, self._env(nodeid))
                 if outcome is not None:
                     self._publish(nodeid, outcome)
             except BaseException as exc:
+                self._release(nodeid)  # no outcome to wait for: a waiter takes the case over
                 self._ended(nodeid)
                 future.set_exception(exc)
                 if not isinstance(exc, Exception):
@@ -276,17 +292,59 @@ class CasePipeline:
 
     def _job(self, nodeid: str, case: CaseSpec) -> dict[str, Any]:
         try:
-            outcome = evaluate_case(case, self._env(nodeid))
+            with taking_over(self._dead.get(nodeid)):  # its dead claimer's cached calls are this outcome's to count
+                outcome = evaluate_case(case, self._env(nodeid))
             self._publish(nodeid, outcome)
             return outcome
+        except BaseException:
+            self._release(nodeid)  # no outcome (an interrupt): let a waiter take the case over, not wait for ever
+            raise
         finally:
             self._ended(nodeid)
 
     def _publish(self, nodeid: str, outcome: dict[str, Any]) -> None:
-        """Hand the outcome to the other workers (under xdist) and let go of the claim."""
-        if self.exchange is not None:
+        """Hand the outcome to the other workers (under xdist) and let go of the claim.
+
+        A disk that refuses the outcome (full, read-only) must not leave the case claimed and unpublished:
+        a waiter would wait for it until ``wait_timeout``. This worker keeps its outcome in memory; the
+        others get the disk's error, as a small outcome file or, when not even that fits, as a note in
+        the claim itself (:meth:`_note_failure`); the claim is let go either way.
+        """
+        if self.exchange is None:
+            return
+        try:
             write_atomic(self._path(nodeid, ".json"), json.dumps(outcome).encode("utf-8"))
+        except OSError as exc:
+            self._hand_over_failure(nodeid, outcome, exc)
+        finally:
             self._release(nodeid)
+
+    def _hand_over_failure(self, nodeid: str, outcome: dict[str, Any], exc: OSError) -> None:
+        error = outcome.get("error") or (
+            f"DiskError: the worker that evaluated this case (pid {os.getpid()}) could not hand its outcome over: "
+            f"{describe_os_error(exc)}"
+        )
+        failed = {"uid": outcome.get("uid"), "model": outcome.get("model"), "artifacts": [], "error": error}
+        failed["usage"] = outcome.get("usage", {})  # the calls were made: the run's totals still count them
+        try:
+            write_atomic(self._path(nodeid, ".json"), json.dumps(failed).encode("utf-8"))
+        except OSError:
+            self._note_failure(nodeid, {**failed, "usage": {}})
+
+    def _note_failure(self, nodeid: str, failed: dict[str, Any]) -> None:
+        """Write ``failed`` over the pid in our claim: the space the claim already has, so a full disk still takes it."""
+        error = str(failed["error"])
+        failed = {**failed, "error": error if len(error) <= NOTE_ERROR_CHARS else error[:NOTE_ERROR_CHARS] + "..."}
+        note = FAILURE_MARK + json.dumps(failed, ensure_ascii=True).encode("ascii")
+        if len(note) > CLAIM_ROOM:  # uid and model names too long to fit: the waiter takes the case over instead
+            return
+        with self._held_lock:
+            fd = self._held.get(nodeid)
+            if fd is None:
+                return
+            with contextlib.suppress(OSError):  # if even that fails, a waiter takes the case over and meets the disk
+                os.pwrite(fd, note, 0)
+                os.ftruncate(fd, len(note))
 
     def _ended(self, nodeid: str, *, made_here: bool = False) -> None:
         with self._lock:  # never held by the thread that calls this: no deadlock with a starter
@@ -326,7 +384,10 @@ class CasePipeline:
         fd = os.open(draft, os.O_RDWR | os.O_CREAT | os.O_TRUNC, 0o666)
         try:
             fcntl.flock(fd, fcntl.LOCK_EX)
-            os.write(fd, str(os.getpid()).encode())
+            # The pid only names the holder in reports; padded, it reserves room for a failure note
+            # (_note_failure) while the disk still has some. A full disk takes an empty claim all the same.
+            with contextlib.suppress(OSError):
+                os.write(fd, str(os.getpid()).encode().ljust(CLAIM_ROOM))
             os.link(draft, claim)
         except FileExistsError:
             os.close(fd)
@@ -360,11 +421,18 @@ class CasePipeline:
         else:
             if self._path(nodeid, ".json").exists():
                 return True  # it published, then let go: the next turn reads the outcome
+            note = b""
+            with contextlib.suppress(OSError, ValueError):
+                note = os.pread(fd, CLAIM_ROOM, 0)
+                if note.startswith(FAILURE_MARK):  # it could not publish: its note is the outcome (_read_outcome)
+                    self._notes[nodeid] = json.loads(note[len(FAILURE_MARK) :])
+                    return True
             # Nobody holds it and nothing was published: the claimer died. Remove this claim
             # (and not a fresh one another waiter made meanwhile).
             with contextlib.suppress(FileNotFoundError):
                 if os.stat(claim).st_ino == os.fstat(fd).st_ino:
                     claim.unlink()
+                    self._dead[nodeid] = _pid_in(note)
             return False
         finally:
             os.close(fd)
@@ -373,7 +441,7 @@ class CasePipeline:
         try:
             return json.loads(self._path(nodeid, ".json").read_text(encoding="utf-8"))  # type: ignore[no-any-return]
         except (OSError, ValueError):
-            return None
+            return self._notes.pop(nodeid, None)
 
     # -- the end ----------------------------------------------------------------
     def close(self) -> None:

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import json
+import os
+import subprocess
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -13,7 +16,7 @@ import openai
 import pytest
 
 from pytest_visioneval.calls.layer import CallLayer, CallResult, CallSettings, case_repeat, endpoint_label, retry_after
-from pytest_visioneval.calls.usage import CaseUsage, Prices, usage_scope
+from pytest_visioneval.calls.usage import CaseUsage, Prices, taking_over, usage_scope
 from pytest_visioneval.calls.waiting import WouldWait, without_waiting
 from pytest_visioneval.errors import ModelError
 from pytest_visioneval.testing import FakeOpenAIServer
@@ -42,6 +45,12 @@ def layer(**settings: Any) -> CallLayer:
 
 def call(calls: CallLayer, run: Callable[[], CallResult], prompt: str = "hello", **kwargs: Any) -> CallResult:
     return calls.call("model", MODEL, {"endpoint": "chat.completions", "prompt": prompt}, run, **kwargs)
+
+
+def dead_pid() -> int:
+    proc = subprocess.Popen(["true"])
+    proc.wait()
+    return proc.pid
 
 
 def in_threads(count: int, target: Callable[[int], None]) -> None:
@@ -227,6 +236,25 @@ def test_a_cache_hit_makes_no_request_and_is_booked_as_cached(server: FakeOpenAI
     assert first.as_dict()["model"]["calls"] == 1 and first.as_dict()["model"]["cost"] == 12.0
     booked = second.as_dict()["model"]
     assert (booked["calls"], booked["cached"], booked["input_tokens"], booked["cost"]) == (0, 1, 0, 0.0)
+
+
+def test_a_hit_a_dead_worker_of_this_run_paid_for_is_booked_as_paid_when_its_case_is_taken_over(
+    server: FakeOpenAIServer, tmp_path: Path
+) -> None:
+    prices = Prices({MODEL: {"input_per_million": 1_000_000.0, "output_per_million": 0.0}})
+    calls = layer(cache_dir=tmp_path, cache_mode="on", prices=prices)
+    with usage_scope():
+        call(calls, chat(client_for(server)))  # made and cached by this process, as a worker that then dies
+    [entry] = tmp_path.rglob("*.json")
+    assert json.loads(entry.read_text())["value"]["paid_by"] == {"pid": os.getpid()}
+    with taking_over(os.getpid()), usage_scope() as taken_over:  # the case taken over from that worker
+        call(calls, chat(client_for(server)))
+    with taking_over(dead_pid()), usage_scope() as elsewhere:  # taken over from another dead worker
+        call(calls, chat(client_for(server)))
+    assert len(server.requests) == 1
+    paid = taken_over.as_dict()["model"]
+    assert (paid["calls"], paid["cached"], paid["input_tokens"], paid["cost"]) == (1, 0, 12, 12.0)
+    assert (elsewhere.as_dict()["model"]["calls"], elsewhere.as_dict()["model"]["cached"]) == (0, 1)
 
 
 def test_where_waiting_is_forbidden_a_hit_is_answered_and_a_miss_stops_before_any_request(

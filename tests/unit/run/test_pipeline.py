@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import collections
+import errno
 import fcntl
 import hashlib
 import json
@@ -24,6 +25,7 @@ from pytest_visioneval.cases.spec import CaseSpec
 from pytest_visioneval.errors import ModelError
 from pytest_visioneval.graders import GradeContext
 from pytest_visioneval.pages.render import PageRenderer
+from pytest_visioneval.run import pipeline as pipeline_module
 from pytest_visioneval.run.environment import Environment
 from pytest_visioneval.run.evaluation import evaluation_from
 from pytest_visioneval.run.pipeline import AHEAD_PER_THREAD, CasePipeline, threads_for
@@ -358,7 +360,7 @@ def test_a_stale_claim_is_taken_over(tmp_path: Path, png: bytes, cases: list[tup
     outcome = pipeline.outcome_for(nodeid, case)
     assert time.perf_counter() - started < 5
     check_outcome(outcome, case, tmp_path, png)
-    assert claim_path(exchange, nodeid).read_text() == str(os.getpid())
+    assert claim_path(exchange, nodeid).read_text().strip() == str(os.getpid())  # padded: room for a failure note
     assert claim_path(exchange, nodeid, ".json").is_file()
     for other, other_case in cases[1:3]:
         pipeline.outcome_for(other, other_case)
@@ -516,3 +518,68 @@ def test_a_claimer_beats_while_it_evaluates(tmp_path: Path, png: bytes, cases: l
         check_outcome(pipeline.outcome_for(nodeid, case), case, tmp_path, png)
     finally:
         pipeline.close()
+
+
+# -- a disk that refuses the outcome (issue 38) -------------------------------------------------
+def _refuse_outcomes(monkeypatch: pytest.MonkeyPatch, exchange: Path, times: int | None) -> list[Path]:
+    """The exchange's disk is full for the next ``times`` outcome files (None: for all of them)."""
+    refused: list[Path] = []
+    real = pipeline_module.write_atomic
+
+    def full(path: Path, data: bytes) -> None:
+        if path.parent == exchange and (times is None or len(refused) < times):
+            refused.append(path)
+            raise OSError(errno.ENOSPC, "No space left on device", str(path.with_name(f".{path.name}.tmp")))
+        real(path, data)
+
+    monkeypatch.setattr(pipeline_module, "write_atomic", full)
+    return refused
+
+
+@pytest.mark.parametrize("fits", [False, True], ids=["nothing-fits", "a-small-outcome-fits"])
+def test_an_outcome_the_disk_refuses_reaches_the_waiting_worker_as_the_disk_error(
+    tmp_path: Path, png: bytes, cases: list[tuple[str, CaseSpec]], monkeypatch: pytest.MonkeyPatch, fits: bool
+) -> None:
+    exchange = tmp_path / "run" / ".exchange"
+    refused = _refuse_outcomes(monkeypatch, exchange, 1 if fits else None)
+    nodeid, case = cases[0]
+    claimer_model, waiter_model = SleepyModel(png, delay=0.0), SleepyModel(png, delay=0.0)
+    claimer = CasePipeline(environment(claimer_model, tmp_path), cases[:1], 1, exchange)
+    waiter = CasePipeline(environment(waiter_model, tmp_path), cases[:1], 1, exchange, wait_timeout=60)
+    try:
+        started = time.perf_counter()
+        handed = _wait_in_thread(waiter, nodeid, case, 10)
+        waited = time.perf_counter() - started
+        own = claimer.outcome_for(nodeid, case)
+    finally:
+        claimer.close()
+        waiter.close()
+    assert waited < 5, f"waited {waited:.1f} s for an outcome that could not be published"
+    check_outcome(own, case, tmp_path, png)  # the claimer keeps its outcome in memory
+    assert waiter_model.calls == {} and claimer_model.calls == {case.id: 1}  # not evaluated twice
+    assert handed["uid"] == case.uid and handed["artifacts"] == []
+    assert handed["error"] == (
+        f"DiskError: the worker that evaluated this case (pid {os.getpid()}) could not hand its outcome over: "
+        f"No space left on device (ENOSPC) at {exchange}"
+    )
+    assert len(refused) == (1 if fits else 2)  # the whole outcome, then the small one
+    assert claim_path(exchange, nodeid, ".json").exists() == fits
+
+
+def test_a_disk_error_of_the_evaluation_itself_is_what_the_waiter_is_told(
+    tmp_path: Path, png: bytes, cases: list[tuple[str, CaseSpec]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    exchange = tmp_path / "run" / ".exchange"
+    _refuse_outcomes(monkeypatch, exchange, None)
+    nodeid, case = cases[0]
+    exchange.mkdir(parents=True)
+    claimer = CasePipeline(environment(SleepyModel(png, delay=0.0), tmp_path), cases[:1], None, exchange)
+    assert claimer._claim(nodeid)  # claimed, evaluated elsewhere: what reaches _publish is an error outcome
+    own_error = "DiskError: cannot write: No space left on device (ENOSPC) at /out/run/fake_sleepy/unit/case-0"
+    claimer._publish(nodeid, {"uid": case.uid, "model": "fake:sleepy", "artifacts": [], "error": own_error})
+    waiter = CasePipeline(environment(SleepyModel(png, delay=0.0), tmp_path), [], 1, exchange)
+    try:
+        assert _wait_in_thread(waiter, nodeid, case, 10)["error"] == own_error
+    finally:
+        claimer.close()
+        waiter.close()
