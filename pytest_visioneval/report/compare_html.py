@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from .run_pictures import RunCases, picture_cell, pictures_of
 from .view_html import Cell, escaped, html_table, interval_svg, markup_cell, number_cell, page, write_page
 from .view_text import pct, signed
 
@@ -146,7 +147,39 @@ def _pair(comparison: Mapping[str, Any], settings: Mapping[str, Any]) -> str:
     return "\n".join(parts)
 
 
-def render_compare_html(document: Mapping[str, Any]) -> str:
+PICTURED_CASES = 40  # flipped cases shown with their outputs, per pair of runs
+
+
+def _pictures(comparison: Mapping[str, Any], runs: Mapping[str, RunCases], page_folder: Path | None) -> str:
+    """The flipped cases (a case's status, or one of its gates) with both runs' outputs side by side."""
+    a, b = runs.get(comparison["a"]), runs.get(comparison["b"])
+    keys: dict[str, list[tuple[str, bool]]] = {}  # case -> (what flipped, whether it got worse)
+    for flip in comparison["flips"]:
+        keys.setdefault(flip["case"], []).append((f"{flip['kind']}: {flip['why']}", not flip["kind"].endswith("->pass")))
+    for flip in comparison.get("gate_flips") or ():
+        what = f"gate {flip['gate']} {flip['kind']}: {flip['why']}"
+        keys.setdefault(flip["case"], []).append((what, not flip["kind"].endswith("->pass")))
+    if not keys:
+        return ""
+    problems = [side.problem for side in (a, b) if side is not None and side.problem]
+    if a is None or b is None or problems:
+        return f'<p class="small">{escaped("; ".join(problems) or "the runs cannot be read: no pictures")}</p>'
+    shown = list(keys)[:PICTURED_CASES]
+    pictures = pictures_of([(side, key) for key in shown for side in (a, b)])
+    rows = []
+    for key in shown:
+        cells = [picture_cell(pictures[(side.source, key)], key, side.link(key, page_folder)) for side in (a, b)]
+        why = "".join(f'<li class="{"flipped" if worse else "fixed"}">{escaped(w)}</li>' for w, worse in keys[key])
+        rows.append(f'<tr data-case="{escaped(key)}"><td>{escaped(key)}<ul class="small">{why}</ul></td>{"".join(cells)}</tr>')
+    more = f'<p class="small">{len(keys) - len(shown)} more flipped case(s) not pictured.</p>' if len(keys) > len(shown) else ""
+    head = f"<tr><th>case</th><th>A {escaped(comparison['a'])}</th><th>B {escaped(comparison['b'])}</th></tr>"
+    return (
+        f"<h3>Flipped cases side by side ({len(keys)})</h3>"
+        f'<table class="side-by-side"><thead>{head}</thead><tbody>{"".join(rows)}</tbody></table>{more}'
+    )
+
+
+def render_compare_html(document: Mapping[str, Any], page_folder: Path | None = None) -> str:
     settings = document["settings"]
     level = f"{100 * settings['confidence']:g}%"
     runs = html_table(
@@ -170,7 +203,8 @@ def render_compare_html(document: Mapping[str, Any]) -> str:
         f"(alpha {settings['alpha']:g}). A score is marked better or worse when its whole interval lies on one side of 0 "
         f"and at least {settings['min_pairs']} cases are paired. Timings are left out."
     )
-    body = "\n".join(_pair(c, settings) for c in document["comparisons"])
+    run_cases = {str(r["label"]): RunCases(r) for r in document["runs"]}
+    body = "\n".join(_pair(c, settings) + _pictures(c, run_cases, page_folder) for c in document["comparisons"])
     return page(
         "pytest-visioneval comparison",
         ["<h1>Comparison</h1>", runs, f'<p class="small">{escaped(method)}</p>', body],
@@ -178,4 +212,4 @@ def render_compare_html(document: Mapping[str, Any]) -> str:
 
 
 def write_compare_html(document: Mapping[str, Any], path: Path) -> None:
-    write_page(render_compare_html(document), path)
+    write_page(render_compare_html(document, Path(path).parent), path)

@@ -15,10 +15,13 @@ Shape (keys are short: this is repeated once per case)::
                 "v": {metric index: value}, "mr": {metric index: reason},
                 "g": [[gate, passed, gating, reason], ...],
                 "inputs"/"refs"/"outs"/"diff": [[label, image index], ...],
-                "files", "refnote", "skipped", "extra"}, ...]}
+                "files", "refnote", "skipped", "extra",
+                "lk": the case as label files name it, "j": [[name, kind, judged, text], ...]}, ...]}
 
 ``key`` groups the records of one case run by several models (the page
-shows them side by side).
+shows them side by side). ``j`` lists what a judge decided in the case, for
+people to label (:func:`judged_items`); ``lk`` is the case's name in the
+label CSV that ``agreement`` and ``--eval-labels`` read.
 """
 
 from __future__ import annotations
@@ -31,11 +34,46 @@ from typing import Any
 from ..artifacts import kind_for, mime_for
 from ..graders.rendered import is_capture
 from ..results.aggregate import STATUSES
+from ..results.case_keys import case_keys
 from .html_diff import edit_diff
 from .html_images import ReportImages
 
 REPLY_LIMIT = 20_000  # characters of a reply shown per file
 REFERENCE_FRAMES = 12  # images shown of a reference folder (a trajectory)
+
+# Graders whose gates and metrics a judge decides: what people label for calibration.
+JUDGE_GRADERS = frozenset({"rubric", "checklist", "score", "viescore", "image_quality", "marked_score", "checklist_points"})
+# Metrics a judge grader derives from its answers (means, spreads, totals): labelling them would count the answers twice.
+DERIVED_METRICS = frozenset({"mean", "std", "normalized", "errors", "total", "score", "overall", "sc", "pq"})
+
+
+def _is_question(name: str) -> bool:
+    """``checklist.q7``: one yes/no answer of a checklist (its value is the share of judges who said yes)."""
+    last = name.rpartition(".")[2]
+    return name.startswith("checklist.") and last[:1] == "q" and last[1:].isdigit()
+
+
+def judged_items(case: Mapping[str, Any]) -> list[list[Any]]:
+    """What a judge decided in a case, for labelling: ``[name, kind, judged, text]``.
+
+    ``kind`` is "b" (yes/no: a judge grader's gate, a checklist answer; ``judged`` is 1 or 0) or
+    "n" (a score; ``judged`` is the number). A grader is known by its name's first part, so
+    a judge grader renamed in a case file is not offered.
+    """
+    items: list[list[Any]] = []
+    for gate in case.get("gates") or []:
+        if str(gate["name"]).partition(".")[0] in JUDGE_GRADERS:
+            items.append([gate["name"], "b", 1 if gate["passed"] else 0, str(gate.get("reason", ""))])
+    for metric in case.get("metrics") or []:
+        name = str(metric["name"])
+        grader, _, rest = name.partition(".")
+        if grader not in JUDGE_GRADERS or not rest:
+            continue
+        if _is_question(name):
+            items.append([name, "b", 1 if metric["value"] >= 0.5 else 0, str(metric.get("reason", ""))])
+        elif not (set(rest.split(".")) & DERIVED_METRICS or rest.startswith("failure_tag.") or grader == "checklist"):
+            items.append([name, "n", metric["value"], str(metric.get("reason", ""))])
+    return items
 
 
 def group_key(case: Mapping[str, Any]) -> str:
@@ -198,7 +236,13 @@ def _extra(case: Mapping[str, Any]) -> list[list[str]]:
 def case_data(cases: Sequence[Mapping[str, Any]], images: ReportImages) -> dict[str, Any]:
     """The JSON value the page reads (the image table is filled by ``images.finish()`` afterwards)."""
     builder = _Builder(images)
-    records = [builder.case(case) for case in cases]
+    label_keys = {id(case): key for key, case in case_keys(cases)}
+    records = []
+    for case in cases:
+        record = builder.case(case)
+        record["lk"] = label_keys.get(id(case), record["uid"])
+        record["j"] = judged_items(case)
+        records.append(record)
     # Metric columns by name; the per-case indices are remapped to that order.
     order = sorted(builder.metrics)
     remap = {builder.metrics[name]: new for new, name in enumerate(order)}

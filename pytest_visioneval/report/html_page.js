@@ -1,14 +1,45 @@
-// The case list of the visioneval report: filters, sorting, pages, the image viewer.
+// The script of every visioneval page. Sortable tables; then, in the report, the case list: a dense table (one row per case) or cards, filters, sorting and pages
+// kept in the URL fragment, one case's card, the image viewer, and labels of the judges' decisions for calibration.
 // Reads the JSON in #report-data (see html_cases.py); builds every node with textContent, never innerHTML,
 // so text from models and judges can never become markup.
 (() => {
   "use strict";
-  const data = JSON.parse(document.getElementById("report-data").textContent);
+  // Every page (report, compare, pairwise): click a header of a table.sortable to sort by its column
+  // (numbers by value, the rest as text); click again to reverse.
+  for (const th of document.querySelectorAll("table.sortable th")) {
+    th.addEventListener("click", () => {
+      const table = th.closest("table"), body = table.tBodies[0];
+      const column = Array.from(th.parentNode.children).indexOf(th);
+      const descending = th.dataset.order !== "desc";
+      th.parentNode.querySelectorAll("th").forEach((h) => delete h.dataset.order);
+      th.dataset.order = descending ? "desc" : "asc";
+      const key = (row) => {
+        const cell = row.children[column];
+        const sort = cell.dataset.sort ?? cell.textContent.trim();
+        const number = Number(sort);
+        return sort !== "" && !Number.isNaN(number) ? number : sort.toLowerCase();
+      };
+      const rows = Array.from(body.rows).sort((x, y) => {
+        const a = key(x), b = key(y);
+        const order = typeof a === typeof b ? (a < b ? -1 : a > b ? 1 : 0) : typeof a === "number" ? -1 : 1;
+        return descending ? -order : order;
+      });
+      rows.forEach((row) => body.appendChild(row));
+    });
+  }
+  const source = document.getElementById("report-data");
+  if (!source) {
+    document.body.dataset.ready = "1"; // compare and pairwise: no case list
+    return;
+  }
+  const data = JSON.parse(source.textContent);
   const $ = (id) => document.getElementById(id);
   const images = data.images;
   const several = data.models.length > 1;
   const RANK = { error: 0, failed: 1, xpassed: 2, unknown: 3, passed: 4, xfailed: 5, skipped: 6 };
   const rank = (status) => (status in RANK ? RANK[status] : 3);
+  const TABLE_FROM = 30; // cases from which the table, not the cards, is the first view
+  const TABLE_METRICS = 6; // metric columns of the table (the sorted or filtered one always among them)
 
   // One group per case; with several models its records sit side by side, in model order.
   const groups = [];
@@ -29,8 +60,51 @@
   const c = {
     text: $("f-text"), status: $("f-status"), suite: $("f-suite"), tag: $("f-tag"), model: $("f-model"),
     metric: $("f-metric"), min: $("f-min"), max: $("f-max"), sort: $("f-sort"), dir: $("f-dir"), size: $("f-size"),
+    view: $("f-view"),
   };
-  const state = { page: 0, desc: false, rows: [] };
+  c.view.value = groups.length >= TABLE_FROM ? "table" : "cards";
+  const state = { page: 0, desc: false, rows: [], open: "", item: "" };
+
+  // -- the URL fragment: filters, sort, page, view and the open case, so a link opens the same view --
+
+  const FIELDS = { q: "text", status: "status", suite: "suite", tag: "tag", model: "model", metric: "metric",
+    min: "min", max: "max", sort: "sort", size: "size", view: "view" };
+  const defaults = {};
+  for (const name of Object.values(FIELDS)) if (c[name]) defaults[name] = c[name].value;
+
+  function writeHash() {
+    const p = new URLSearchParams();
+    for (const [key, name] of Object.entries(FIELDS)) {
+      if (c[name] && c[name].value !== defaults[name]) p.set(key, c[name].value);
+    }
+    if (state.desc) p.set("desc", "1");
+    if (state.page) p.set("page", String(state.page + 1));
+    if (state.open) p.set("case", state.open);
+    const hash = p.toString();
+    if (hash !== location.hash.slice(1)) history.replaceState(null, "", hash ? "#" + hash : location.pathname + location.search);
+  }
+
+  // The page (0-based) the fragment names; null when the fragment is no view (a plain anchor such as #cases).
+  function readHash() {
+    const text = location.hash.slice(1);
+    if (!text.includes("=")) return null;
+    const p = new URLSearchParams(text);
+    for (const [key, name] of Object.entries(FIELDS)) {
+      if (!c[name]) continue;
+      c[name].value = p.has(key) ? p.get(key) : defaults[name];
+      if (c[name].tagName === "SELECT" && c[name].selectedIndex < 0) c[name].value = defaults[name]; // an unknown value
+    }
+    setDirection(p.get("desc") === "1");
+    state.open = p.get("case") || "";
+    const page = Number(p.get("page") || "1");
+    return Number.isInteger(page) && page > 0 ? page - 1 : 0;
+  }
+
+  function setDirection(desc) {
+    state.desc = desc;
+    c.dir.textContent = desc ? "descending" : "ascending";
+    c.dir.setAttribute("aria-pressed", String(desc));
+  }
 
   function el(tag, cls, text) {
     const node = document.createElement(tag);
@@ -105,7 +179,7 @@
     return a.group.key < b.group.key ? -1 : a.group.key > b.group.key ? 1 : 0;
   }
 
-  function apply() {
+  function apply(page = 0) {
     const f = filters();
     const key = c.sort.value;
     const rows = [];
@@ -115,7 +189,7 @@
     }
     rows.sort(compare);
     state.rows = rows;
-    state.page = 0;
+    state.page = page;
     draw();
   }
 
@@ -125,13 +199,128 @@
     state.page = Math.min(Math.max(state.page, 0), pages - 1);
     const first = state.page * size;
     const sortKey = c.sort.value.startsWith("metric:") ? c.sort.value.slice(7) : null;
-    $("case-list").replaceChildren(...state.rows.slice(first, first + size).map((row) => card(row.group, sortKey)));
+    const opened = state.open ? byKey.get(state.open) : null;
+    if (state.open && !opened) state.open = "";
+    if (opened) {
+      const back = el("button", "back", "‹ back to the list");
+      back.type = "button";
+      back.id = "back";
+      $("case-list").replaceChildren(back, card(opened, sortKey));
+    } else if (c.view.value === "table") {
+      $("case-list").replaceChildren(caseTable(state.rows.slice(first, first + size), sortKey));
+    } else {
+      $("case-list").replaceChildren(...state.rows.slice(first, first + size).map((row) => card(row.group, sortKey)));
+    }
     $("counter").textContent = `${state.rows.length} of ${groups.length} cases shown` + (several ? ` · ${data.models.length} models side by side` : "");
     for (const pager of document.querySelectorAll(".pager")) {
+      pager.hidden = Boolean(opened);
       pager.querySelector(".page-label").textContent = `page ${state.page + 1} of ${pages}`;
       pager.querySelector("[data-step='-1']").disabled = state.page === 0;
       pager.querySelector("[data-step='1']").disabled = state.page >= pages - 1;
     }
+    markCurrentItem();
+    writeHash();
+  }
+
+  // -- the table: one row per case, a column of outputs per model --
+
+  function tableMetrics(sortKey) {
+    const chosen = [];
+    const wanted = [sortKey, c.metric.value].filter((i) => i !== null && i !== "");
+    for (const i of wanted) if (!chosen.includes(i)) chosen.push(i);
+    data.metrics.forEach(([name], i) => {
+      if (chosen.length < TABLE_METRICS && !name.endsWith(".std") && !chosen.includes(String(i))) chosen.push(String(i));
+    });
+    return chosen;
+  }
+
+  function headerCell(text, sortKey, title) {
+    const th = el("th", sortKey ? "sortable" : "", text);
+    if (sortKey) {
+      th.dataset.sortKey = sortKey;
+      th.title = title || "click to sort";
+      if (c.sort.value === sortKey) th.classList.add(state.desc ? "desc" : "asc");
+    }
+    return th;
+  }
+
+  function thumbs(r, limit) {
+    const box = el("div", "mini-figs");
+    for (const [label, index] of r.outs.concat(r.diff || []).slice(0, limit)) {
+      const [thumb, , , , note] = images[index];
+      if (!thumb) {
+        box.append(el("span", "missing mini", note || label));
+        continue;
+      }
+      const img = el("img", "thumb mini");
+      img.loading = "lazy";
+      img.decoding = "async";
+      img.alt = several ? `${r.model}: ${label}` : label;
+      img.title = `${img.alt}, click for full size`;
+      img.dataset.image = String(index);
+      img.src = thumb;
+      box.append(img);
+    }
+    return box;
+  }
+
+  function caseTable(rows, sortKey) {
+    const metrics = tableMetrics(sortKey);
+    const t = el("table", "case-table");
+    const head = el("tr");
+    head.append(headerCell("case", "uid"), headerCell("status", "status", "click to sort, worst first"));
+    for (const model of several ? data.models : [""]) head.append(el("th", "outputs", several ? model : "outputs"));
+    head.append(el("th", null, "failed gates"));
+    for (const i of metrics) {
+      const [name, higher] = data.metrics[i];
+      head.append(headerCell(`${name} ${higher ? "↑" : "↓"}`, `metric:${i}`));
+    }
+    head.append(headerCell("s", "duration", "seconds; click to sort"));
+    t.append(el("thead"));
+    t.tHead.append(head);
+    const body = el("tbody");
+    for (const { group } of rows) {
+      const worst = group.records.reduce((a, r) => (rank(r.status) < rank(a.status) ? r : a));
+      const tr = el("tr", "case-row " + worst.status);
+      tr.dataset.uid = group.key;
+      tr.title = "click to open the case";
+      const name = el("td", "uid");
+      name.append(el("a", null, group.key));
+      name.firstChild.href = "#case=" + encodeURIComponent(group.key);
+      tr.append(name);
+      const status = el("td", "statuses");
+      for (const r of group.records) status.append(el("span", "status " + r.status, several ? `${r.model}: ${r.status}` : r.status));
+      tr.append(status);
+      for (const model of several ? data.models : [null]) {
+        const cell = el("td", "outputs");
+        const r = model === null ? group.records[0] : group.records.find((x) => x.model === model);
+        if (r) cell.append(thumbs(r, 2));
+        tr.append(cell);
+      }
+      const failed = [];
+      for (const r of group.records) {
+        for (const [gate, passed, gating] of r.g) if (!passed) failed.push((several ? r.model + ": " : "") + gate + (gating ? "" : " (not gating)"));
+        if (r.error) failed.push((several ? r.model + ": " : "") + "error");
+      }
+      tr.append(el("td", "gates", failed.join(", ")));
+      for (const i of metrics) {
+        const values = group.records.map((r) => (r.v[i] === undefined ? "–" : fmt(r.v[i])));
+        const td = el("td", "num" + (`metric:${i}` === c.sort.value ? " sorted" : ""), values.join(" / "));
+        td.title = group.records.map((r) => (several ? r.model + ": " : "") + (r.mr[i] || "")).filter((x) => x.trim()).join("\n");
+        tr.append(td);
+      }
+      const seconds = group.records.map((r) => (typeof r.duration === "number" ? r.duration.toFixed(1) : "–"));
+      tr.append(el("td", "num", seconds.join(" / ")));
+      body.append(tr);
+    }
+    t.append(body);
+    return t;
+  }
+
+  function openCase(key) {
+    state.open = key;
+    draw();
+    $("cases").scrollIntoView();
   }
 
   // -- one case --
@@ -255,7 +444,9 @@
     }
     const outs = r.outs.concat(r.diff || []);
     if (outs.length) box.append(figures("outputs", outs));
-    box.append(chips(r, sortKey, base), details(r));
+    box.append(chips(r, sortKey, base));
+    if (r.j.length) box.append(labelPanel(r));
+    box.append(details(r));
     return box;
   }
 
@@ -295,24 +486,288 @@
     return article;
   }
 
+  // -- labels: people mark what the judges decided, for `agreement` and --eval-labels --
+  // One item per judged name of a record (html_cases.judged_items). Labels stay in localStorage under the run id,
+  // so the static file works offline and a reload keeps them; they export as case,name,label,rater.
+
+  const STORE = "visioneval-labels:" + (data.run || location.pathname);
+  const allItems = [];
+  const itemById = new Map();
+  for (const group of groups) {
+    for (const r of group.records) {
+      for (const [name, kind, judged, text] of r.j) {
+        const item = { id: JSON.stringify([r.lk, name]), group, record: r, name, kind, judged, text };
+        allItems.push(item);
+        itemById.set(item.id, item);
+      }
+    }
+  }
+  let store = { rater: "", own: {}, others: [] };
+
+  function loadLabels() {
+    try {
+      const saved = JSON.parse(localStorage.getItem(STORE) || "null");
+      if (saved && typeof saved.own === "object" && Array.isArray(saved.others)) store = saved;
+    } catch (error) {
+      note(`the saved labels cannot be read (${error.message}); starting afresh`);
+    }
+  }
+
+  function saveLabels() {
+    try {
+      localStorage.setItem(STORE, JSON.stringify(store));
+    } catch (error) {
+      note(`labels not saved in this browser (${error.message}): export them`);
+    }
+    progress();
+  }
+
+  function note(text) {
+    $("l-note").textContent = text;
+  }
+
+  function progress() {
+    const done = allItems.filter((item) => item.id in store.own).length;
+    $("l-progress").textContent = `${done} of ${allItems.length} labelled`;
+  }
+
+  function judgedText(item) {
+    return item.kind === "b" ? (item.judged ? "yes" : "no") : fmt(item.judged);
+  }
+
+  function labelPanel(r) {
+    const box = el("div", "labels");
+    box.append(el("h4", null, "label the judge"));
+    for (const [name] of r.j) {
+      const item = itemById.get(JSON.stringify([r.lk, name]));
+      const row = el("div", "label-item");
+      row.dataset.labelId = item.id;
+      row.append(el("span", "label-name", item.name), el("span", "judged", `judge: ${judgedText(item)}`));
+      if (item.kind === "b") {
+        for (const [answer, key] of [["agree", "y"], ["disagree", "n"]]) {
+          const button = el("button", answer, `${answer} (${key})`);
+          button.type = "button";
+          button.dataset.answer = answer;
+          row.append(button);
+        }
+      } else {
+        const input = el("input", "score");
+        input.type = "number";
+        input.step = "any";
+        input.placeholder = "your score";
+        input.addEventListener("change", () => {
+          state.item = item.id;
+          setLabel(item, input.value.trim());
+        });
+        row.append(input);
+      }
+      row.append(el("span", "mine"), el("div", "small why", item.text));
+      box.append(row);
+      showLabel(row, item);
+    }
+    return box;
+  }
+
+  function showLabel(row, item) {
+    const value = store.own[item.id];
+    const mine = row.querySelector(".mine");
+    row.classList.toggle("labelled", value !== undefined);
+    if (value === undefined) mine.textContent = "";
+    else if (item.kind === "b") mine.textContent = `you: ${value}` + (value === judgedText(item) ? " (agree)" : " (disagree)");
+    else {
+      mine.textContent = `you: ${value}`;
+      row.querySelector("input.score").value = value;
+    }
+  }
+
+  function setLabel(item, value) {
+    if (value === "") delete store.own[item.id];
+    else store.own[item.id] = value;
+    saveLabels();
+    const row = document.querySelector(`.label-item[data-label-id="${CSS.escape(item.id)}"]`);
+    if (row) showLabel(row, item);
+  }
+
+  function answerItem(item, agree) {
+    if (item.kind !== "b") return;
+    const judged = Boolean(item.judged);
+    setLabel(item, judged === agree ? "yes" : "no");
+    step(1);
+  }
+
+  // The items of the cases the filters leave, in the list's order.
+  function queue() {
+    return state.rows.flatMap((row) => allItems.filter((item) => item.group === row.group));
+  }
+
+  function step(by) {
+    const items = queue();
+    if (!items.length) return;
+    const at = items.findIndex((item) => item.id === state.item);
+    const next = items[at < 0 ? (by > 0 ? 0 : items.length - 1) : Math.min(Math.max(at + by, 0), items.length - 1)];
+    state.item = next.id;
+    if (state.open !== next.group.key) {
+      state.open = next.group.key;
+      draw();
+    } else markCurrentItem();
+    const row = document.querySelector(".label-item.current");
+    if (row) row.scrollIntoView({ block: "nearest" });
+  }
+
+  function markCurrentItem() {
+    for (const row of document.querySelectorAll(".label-item")) row.classList.toggle("current", row.dataset.labelId === state.item);
+  }
+
+  function labelKey(event) {
+    const target = event.target;
+    if (event.ctrlKey || event.metaKey || event.altKey || target.closest("input, select, textarea")) return;
+    if (event.key === "Escape" && state.open) {
+      state.open = "";
+      draw();
+      return;
+    }
+    if (!allItems.length) return;
+    const item = itemById.get(state.item);
+    if (event.key === "j") step(1);
+    else if (event.key === "k") step(-1);
+    else if ((event.key === "y" || event.key === "n") && item && state.open === item.group.key) answerItem(item, event.key === "y");
+    else if (/^[0-9]$/.test(event.key) && item && item.kind === "n" && state.open === item.group.key) {
+      setLabel(item, event.key);
+      step(1);
+    } else return;
+    event.preventDefault();
+  }
+
+  function csvField(value) {
+    const text = String(value);
+    return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
+  }
+
+  function exportLabels() {
+    const rater = store.rater || "rater";
+    const lines = [["case", "name", "label", "rater"]];
+    for (const [id, value] of Object.entries(store.own)) {
+      const [lk, name] = JSON.parse(id);
+      lines.push([lk, name, value, rater]);
+    }
+    for (const row of store.others) lines.push(row);
+    const text = lines.map((line) => line.map(csvField).join(",")).join("\r\n") + "\r\n";
+    const link = el("a");
+    link.href = URL.createObjectURL(new Blob([text], { type: "text/csv" }));
+    link.download = `labels-${data.run || "run"}-${rater}.csv`.replace(/[^\w.-]+/g, "_");
+    document.body.append(link);
+    link.click();
+    link.remove();
+    note(`exported ${lines.length - 1} label(s)`);
+  }
+
+  // RFC 4180: fields in double quotes may hold commas, quotes ("") and line breaks.
+  function parseCsv(text) {
+    const rows = [];
+    let row = [], field = "", quoted = false;
+    for (let i = 0; i < text.length; i++) {
+      const ch = text[i];
+      if (quoted) {
+        if (ch === '"' && text[i + 1] === '"') field += text[++i];
+        else if (ch === '"') quoted = false;
+        else field += ch;
+      } else if (ch === '"') quoted = true;
+      else if (ch === ",") {
+        row.push(field);
+        field = "";
+      } else if (ch === "\n" || ch === "\r") {
+        if (ch === "\r" && text[i + 1] === "\n") i++;
+        row.push(field);
+        rows.push(row);
+        row = [];
+        field = "";
+      } else field += ch;
+    }
+    if (field !== "" || row.length) rows.push(row.concat(field));
+    return rows.filter((r) => r.some((f) => f.trim() !== ""));
+  }
+
+  // A CSV of case,name,label[,rater]: another person's labels join the export; rows under this page's rater are its own.
+  function importLabels(name, text) {
+    const [header, ...rows] = parseCsv(text.replace(/^\uFEFF/, ""));
+    const column = Object.fromEntries((header || []).map((h, i) => [h.trim(), i]));
+    const missing = ["case", "name", "label"].filter((k) => !(k in column));
+    if (missing.length) {
+      note(`${name}: missing column(s) ${missing.join(", ")} (need case, name, label; rater optional)`);
+      return;
+    }
+    const fallback = name.replace(/\.csv$/i, "");
+    const raters = new Set();
+    let own = 0, other = 0;
+    for (const row of rows) {
+      const [lk, label_name, label] = ["case", "name", "label"].map((k) => (row[column[k]] || "").trim());
+      const rater = ("rater" in column ? (row[column.rater] || "").trim() : "") || fallback;
+      if (!lk || !label_name) continue;
+      if (rater === (store.rater || "rater")) {
+        store.own[JSON.stringify([lk, label_name])] = label;
+        own++;
+        continue;
+      }
+      store.others = store.others.filter((o) => !(o[0] === lk && o[1] === label_name && o[3] === rater));
+      store.others.push([lk, label_name, label, rater]);
+      raters.add(rater);
+      other++;
+    }
+    saveLabels();
+    draw();
+    note(`merged ${name}: ${other} label(s) of ${[...raters].join(", ") || "nobody else"}` + (own ? `, ${own} of yours` : ""));
+  }
+
+  function setupLabels() {
+    if (!allItems.length) return;
+    $("labelbar").hidden = false;
+    loadLabels();
+    $("l-rater").value = store.rater;
+    $("l-rater").addEventListener("input", () => {
+      store.rater = $("l-rater").value.trim();
+      saveLabels();
+    });
+    $("l-export").addEventListener("click", exportLabels);
+    $("l-start").addEventListener("click", () => {
+      state.item = "";
+      step(1);
+    });
+    $("l-import").addEventListener("change", () => {
+      const file = $("l-import").files[0];
+      if (!file) return;
+      const reader = new FileReader();
+      reader.onload = () => importLabels(file.name, String(reader.result));
+      reader.onerror = () => note(`${file.name}: cannot read (${reader.error})`);
+      reader.readAsText(file);
+      $("l-import").value = "";
+    });
+    progress();
+  }
+
   // -- events --
 
   for (const name of ["status", "suite", "tag", "model", "metric", "sort", "size"]) {
-    if (c[name]) c[name].addEventListener("change", name === "size" ? draw : apply);
+    if (c[name]) c[name].addEventListener("change", () => (name === "size" ? draw() : apply()));
   }
-  for (const name of ["text", "min", "max"]) c[name].addEventListener("input", apply);
+  for (const name of ["text", "min", "max"]) c[name].addEventListener("input", () => apply());
   c.dir.addEventListener("click", () => {
-    state.desc = !state.desc;
-    c.dir.textContent = state.desc ? "descending" : "ascending";
-    c.dir.setAttribute("aria-pressed", String(state.desc));
+    setDirection(!state.desc);
     apply();
+  });
+  c.view.addEventListener("change", () => {
+    state.open = "";
+    draw();
+  });
+  window.addEventListener("hashchange", () => {
+    const page = readHash();
+    if (page !== null) apply(page);
   });
   $("f-reset").addEventListener("click", () => {
     for (const name of ["text", "min", "max"]) c[name].value = "";
     for (const name of ["status", "suite", "tag", "model", "metric"]) if (c[name]) c[name].value = "";
     c.sort.value = "uid";
-    state.desc = false;
-    c.dir.textContent = "ascending";
+    state.open = "";
+    setDirection(false);
     apply();
   });
   for (const pager of document.querySelectorAll(".pager")) {
@@ -320,6 +775,7 @@
       const button = event.target.closest("button[data-step]");
       if (!button) return;
       state.page += Number(button.dataset.step);
+      state.open = "";
       draw();
       $("cases").scrollIntoView();
     });
@@ -348,7 +804,7 @@
     const target = event.target;
     const thumb = target.closest("img.thumb");
     if (thumb) {
-      gallery = Array.from(thumb.closest("article").querySelectorAll("img.thumb"));
+      gallery = Array.from(thumb.closest("article, tr").querySelectorAll("img.thumb"));
       show(gallery.indexOf(thumb));
       return;
     }
@@ -371,14 +827,45 @@
     }
     const prompt = target.closest(".prompt");
     if (prompt) prompt.classList.add("open");
+    const th = target.closest("th[data-sort-key]");
+    if (th) {
+      if (c.sort.value === th.dataset.sortKey) setDirection(!state.desc);
+      else {
+        c.sort.value = th.dataset.sortKey;
+        setDirection(false);
+      }
+      apply();
+      return;
+    }
+    const row = target.closest("tr.case-row");
+    if (row) {
+      event.preventDefault();
+      openCase(row.dataset.uid);
+      return;
+    }
+    if (target.closest("#back")) {
+      state.open = "";
+      draw();
+      return;
+    }
+    const answer = target.closest(".label-item button[data-answer]");
+    if (answer) {
+      const item = itemById.get(answer.closest(".label-item").dataset.labelId);
+      state.item = item.id;
+      answerItem(item, answer.dataset.answer === "agree");
+    }
   });
   document.addEventListener("keydown", (event) => {
-    if (box.hidden) return;
+    if (box.hidden) {
+      labelKey(event);
+      return;
+    }
     if (event.key === "Escape") box.hidden = true;
     else if (event.key === "ArrowRight") show(at + 1);
     else if (event.key === "ArrowLeft") show(at - 1);
   });
 
-  apply();
+  setupLabels();
+  apply(readHash() || 0);
   document.body.dataset.ready = "1";
 })();

@@ -16,8 +16,6 @@ models and judges: the summary escapes them, the script only ever sets text.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from functools import cache
-from importlib import resources
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
@@ -26,26 +24,12 @@ from ..artifacts import write_atomic
 from . import html_summary as summary
 from .html_cases import case_data, script_json
 from .html_images import ReportImages, files_folder
-from .view_html import csp_hash
+from .html_shell import render_page
 
 THUMBNAIL_SIDE = 360  # px, longest side of the thumbnails in the case list
 EMBED_SIDE = 1024  # px, longest side of the full-size view when images are embedded
 PAGE_SIZES = (25, 50, 100, 200)
 e = summary.e
-
-
-@cache
-def _asset(name: str) -> str:
-    return resources.files(__package__).joinpath(name).read_text(encoding="utf-8")
-
-
-def _csp(css: str, js: str) -> str:
-    # Hashes rather than 'unsafe-inline': even a markup injection that slipped past escaping could not run a script.
-    # Images: embedded (data:) or the report's own files ('self' over http, file: when opened from disk).
-    return (
-        "default-src 'none'; img-src data: 'self' file:; "
-        f"style-src {csp_hash(css)}; script-src {csp_hash(js)}; base-uri 'none'; form-action 'none'"
-    )
 
 
 def _select(ident: str, label: str, options: Sequence[tuple[str, str]], first: str = "all") -> str:
@@ -65,6 +49,8 @@ def _filters(data: Mapping[str, Any]) -> str:
     sizes = "".join(f"<option{' selected' if n == 50 else ''}>{n}</option>" for n in PAGE_SIZES)
     parts = [
         '<div class="filters" id="filters">',
+        '<label>view <select id="f-view"><option value="table">table</option>'
+        '<option value="cards">cards</option></select></label>',
         '<label>search <input type="search" id="f-text" placeholder="id, prompt, reason, error"></label>',
         _select("f-status", "status", statuses),
         _select("f-suite", "suite", [(s, s) for s in data["suites"]]),
@@ -86,6 +72,21 @@ def _filters(data: Mapping[str, Any]) -> str:
     return "".join(parts)
 
 
+def _label_bar() -> str:
+    """The labelling tools: who labels, how far they are, export and merge (the script shows it when a judge decided anything)."""
+    return (
+        '<div class="labelbar" id="labelbar" hidden><b>Labels for judge calibration</b>'
+        '<label>rater <input type="text" id="l-rater" placeholder="your name" size="12"></label>'
+        '<span id="l-progress"></span>'
+        '<button type="button" id="l-export">export CSV</button>'
+        '<label>merge a CSV <input type="file" id="l-import" accept=".csv,text/csv"></label>'
+        '<button type="button" id="l-start">label the shown cases</button>'
+        '<span id="l-note" class="small"></span>'
+        '<span class="small">keys: j / k next / previous item, y / n agree / disagree, 0-9 a score, Esc back to the list</span>'
+        "</div>"
+    )
+
+
 def _pager() -> str:
     return (
         '<div class="pager"><button type="button" data-step="-1">‹ previous</button>'
@@ -98,40 +99,33 @@ def render_html(document: Mapping[str, Any], images: ReportImages | None = None)
     images = images or ReportImages(None, thumbnail_side=THUMBNAIL_SIDE, embed_side=EMBED_SIDE)
     data = case_data(document.get("cases", []), images)
     data["images"] = images.finish()
-    css, js = _asset("html_page.css"), _asset("html_page.js")
+    data["run"] = str((document.get("run") or {}).get("id") or "")
     run = document.get("run", {})
     title = f"visioneval report {run.get('id', '')}".strip()
     nav = ['<a href="#top">summary</a>']
     if document.get("benchmarks"):
         nav.append('<a href="#scores">benchmark scores</a>')
     nav += ['<a href="#suites">suites</a>', '<a href="#cases">cases</a>']
-    return "\n".join(
-        [
-            "<!DOCTYPE html>",
-            '<html lang="en"><head><meta charset="utf-8">',
-            f'<meta http-equiv="Content-Security-Policy" content="{_csp(css, js)}">',
-            '<meta name="viewport" content="width=device-width, initial-scale=1">',
-            f"<title>{e(title)}</title>",
-            f"<style>{css}</style></head><body>",
-            f'<div class="topbar" id="top"><h1>visioneval report</h1><nav>{"".join(nav)}</nav></div>',
-            summary.header(document),
-            summary.benchmarks(document.get("benchmarks") or {}),
-            summary.aggregates(document.get("aggregates", {})),
-            summary.timings(document.get("timings")),
-            summary.mutation(document.get("mutation")),
-            '<h2 id="cases">Cases</h2>',
-            _filters(data),
-            _pager(),
-            '<div id="case-list"></div>',
-            _pager(),
-            "<noscript><p>The case list needs JavaScript; the results JSON holds every case.</p></noscript>",
-            '<div id="lightbox" hidden><div class="frame"><img alt=""></div>'
-            '<p><span class="caption"></span><a target="_blank" rel="noopener">open the file</a></p></div>',
-            f'<script type="application/json" id="report-data">{script_json(data)}</script>',
-            f"<script>{js}</script>",
-            "</body></html>",
-        ]
-    )
+    parts = [
+        f'<div class="topbar" id="top"><h1>visioneval report</h1><nav>{"".join(nav)}</nav></div>',
+        summary.header(document),
+        summary.benchmarks(document.get("benchmarks") or {}),
+        summary.aggregates(document.get("aggregates", {})),
+        summary.timings(document.get("timings")),
+        summary.mutation(document.get("mutation")),
+        '<h2 id="cases">Cases</h2>',
+        _filters(data),
+        _label_bar(),
+        _pager(),
+        '<div id="case-list"></div>',
+        _pager(),
+        "<noscript><p>The case list needs JavaScript; the results JSON holds every case.</p></noscript>",
+        '<div id="lightbox" hidden><div class="frame"><img alt=""></div>'
+        '<p><span class="caption"></span><a target="_blank" rel="noopener">open the file</a></p></div>',
+        f'<script type="application/json" id="report-data">{script_json(data)}</script>',
+    ]
+    # Images: embedded (data:) or the report's own files ('self' over http, file: when opened from disk).
+    return render_page(title, parts, img_src="data: 'self' file:")
 
 
 def write_html_report(

@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from .run_pictures import RunCases, picture_cell, pictures_of
 from .view_html import escaped, html_table, interval_svg, markup_cell, number_cell, page, write_page
 
 
@@ -98,7 +99,45 @@ def _judgements(pair: Mapping[str, Any]) -> str:
     return f"<details><summary>{summary}</summary>{html_table(header, rows)}</details>"
 
 
-def render_pairwise_html(document: Mapping[str, Any]) -> str:
+PICTURED_VERDICTS = 30  # judgements shown beside the outputs, per pair of runs
+
+
+def _side_by_side(pair: Mapping[str, Any], runs: Mapping[str, RunCases], page_folder: Path | None) -> str:
+    """Each verdict beside both outputs, in the order the judge saw them: one row per order asked."""
+    a, b = runs.get(pair["a"]), runs.get(pair["b"])
+    judgements = [j for j in pair["judgements"] if j.get("answers")][:PICTURED_VERDICTS]
+    if not judgements:
+        return ""
+    problems = [side.problem for side in (a, b) if side is not None and side.problem]
+    if a is None or b is None or problems:
+        return f'<p class="small">{escaped("; ".join(problems) or "the runs cannot be read: no pictures")}</p>'
+    pictures = pictures_of([(side, j["case"]) for j in judgements for side in (a, b)])
+    rows = []
+    for j in judgements:
+        key = j["case"]
+        for answer in j["answers"]:
+            first, second = (a, b) if answer["order"] == "a-first" else (b, a)
+            names = {id(a): pair["a"], id(b): pair["b"]}
+            cells = [
+                picture_cell(pictures[(side.source, key)], f"{names[id(side)]}: {key}", side.link(key, page_folder))
+                for side in (first, second)
+            ]
+            preferred = {"1": names[id(first)], "2": names[id(second)]}.get(str(answer["preference"]), str(answer["preference"]))
+            rows.append(
+                f'<tr data-case="{escaped(key)}" data-order="{escaped(answer["order"])}"><td>{escaped(key)}<br>'
+                f'<span class="small">{escaped(_verdict(pair, j))}</span></td>'
+                f'<td class="small">1st: {escaped(names[id(first)])}<br>2nd: {escaped(names[id(second)])}</td>{"".join(cells)}'
+                f'<td class="why"><b>{escaped(preferred)}</b>: {escaped(answer["reason"])}</td></tr>'
+            )
+    head = (
+        "<tr><th>case, verdict</th><th>order shown</th><th>shown first</th><th>shown second</th><th>the judge's answer</th></tr>"
+    )
+    summary = f"{escaped(pair['a'])} vs {escaped(pair['b'])}: the outputs as the judge saw them ({len(judgements)} case(s))"
+    table = f'<table class="side-by-side"><thead>{head}</thead><tbody>{"".join(rows)}</tbody></table>'
+    return f"<details open><summary>{summary}</summary>{table}</details>"
+
+
+def render_pairwise_html(document: Mapping[str, Any], page_folder: Path | None = None) -> str:
     settings = document["settings"]
     level = f"{100 * settings['confidence']:g}%"
     runs = html_table(
@@ -139,6 +178,8 @@ def render_pairwise_html(document: Mapping[str, Any]) -> str:
     header = ["A vs B", "group", "n", "A wins", "ties", "inconsistent", "B wins", "errors", "A win rate", f"{level} interval", ""]
     parts += ["<h2>Pairs</h2>", html_table(header, rows)]
     parts += ["<h2>Verdicts</h2>", *(_judgements(pair) for pair in document["pairs"])]
+    run_cases = {str(r["name"]): RunCases(r) for r in document["runs"]}
+    parts += [_side_by_side(pair, run_cases, page_folder) for pair in document["pairs"]]
     judge_usage = (document.get("usage") or {}).get("judge")
     if judge_usage:
         parts.append(
@@ -149,4 +190,4 @@ def render_pairwise_html(document: Mapping[str, Any]) -> str:
 
 
 def write_pairwise_html(document: Mapping[str, Any], path: Path) -> None:
-    write_page(render_pairwise_html(document), path)
+    write_page(render_pairwise_html(document, Path(path).parent), path)

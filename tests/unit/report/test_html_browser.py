@@ -39,7 +39,7 @@ def browser() -> Iterator[Any]:
 class Visit:
     """A page with everything that could go wrong recorded: console errors, page errors, dialogs, requests."""
 
-    def __init__(self, browser: Any, path: Path):
+    def __init__(self, browser: Any, path: Path, fragment: str = ""):
         self.context = browser.new_context(viewport={"width": 1280, "height": 900})
         self.requests: list[str] = []
         self.console_errors: list[str] = []
@@ -51,7 +51,7 @@ class Visit:
         self.page.on("pageerror", lambda e: self.page_errors.append(str(e)))
         self.page.on("dialog", self._dialog)
         started = time.perf_counter()
-        self.page.goto(path.as_uri(), wait_until="domcontentloaded")
+        self.page.goto(path.as_uri() + fragment, wait_until="domcontentloaded")
         self.page.wait_for_selector("body[data-ready='1']", state="attached")
         self.ready_seconds = time.perf_counter() - started  # the first page of cases is drawn
         self.page.wait_for_load_state("load")
@@ -77,7 +77,7 @@ class Visit:
         return f"cases drawn in {self.ready_seconds:.2f} s, load event at {self.load_seconds:.2f} s"
 
     def uids(self) -> list[str]:
-        return self.page.eval_on_selector_all("article.case", "els => els.map(e => e.dataset.uid)")
+        return self.page.eval_on_selector_all("article.case, tr.case-row", "els => els.map(e => e.dataset.uid)")
 
     def counter(self) -> str:
         return self.page.locator("#counter").inner_text()
@@ -97,7 +97,7 @@ def big(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Any]]
 
 @pytest.fixture
 def visit_big(browser: Any, big: tuple[Path, dict[str, Any]]) -> Iterator[Visit]:
-    opened = Visit(browser, big[0])
+    opened = Visit(browser, big[0], "#view=cards")  # the cards: above 30 cases the table is the first view
     yield opened
     assert opened.clean(), (opened.requests, opened.console_errors, opened.page_errors, opened.dialogs)
     opened.context.close()
