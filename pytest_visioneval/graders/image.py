@@ -18,6 +18,12 @@ Gates (each only when it applies or is configured):
 * ``requested_size`` - when the case's ``params.size`` asks for ``WxH`` and no
   ``width``/``height``/``aspect`` option is set, each output has that aspect ratio
   (endpoints may scale, so the size itself is not required).
+* ``fills_canvas`` - each image's content fills its canvas as a person expects (see
+  ``canvas_extent``: the box around the pixels off the background colour). With a reference
+  image, the box is at least ``min_extent_of_reference`` of the reference's own in width and in
+  height; without one, it spans at least ``min_extent`` of the canvas in its longer direction.
+  A correct picture shrunk into a corner of an empty canvas fails; ``fills_canvas: false`` turns
+  it off.
 * ``differs_from_input`` - for editing cases, no output is the input again: an
   output counts as the input when fewer than ``min_changed`` of its pixels differ
   from it by more than 24 (0-255; both softened, a 1-pixel shift allowed: see
@@ -36,6 +42,7 @@ from PIL import Image
 from ..artifacts import Artifact
 from ..cases.spec import CaseSpec
 from .base import Gate, Grade, GradeContext
+from .canvas_extent import OUTPUT_TOLERANCE
 
 # ``imaging`` (and with it numpy) is imported where an image is graded, not here: collection
 # imports this module for the options schema of nearly every case file, and must stay light.
@@ -44,6 +51,14 @@ from .base import Gate, Grade, GradeContext
 DEFAULT_MIN_CONTENT = 0.002
 # An edit changes at least 0.2% of the pixels (a word of a poster); a JPEG copy of the input changes none.
 DEFAULT_MIN_CHANGED = 0.002
+# The content's box against the reference's: legitimate copies of 104 shipped, scikit-image and
+# synthetic pictures (JPEG q60-95, 1-2 px shifts, brightness +-5, resize round trips) kept at least
+# 0.944 of it; of 624 copies shrunk by 0.3-0.8 onto an empty canvas of their own background or white,
+# one reached 0.932, the rest at most 0.824 (benchmarks/text_layout_separation.py; docs/graders.md).
+DEFAULT_MIN_EXTENT_OF_REFERENCE = 0.9
+# Without a reference: the box's longer side, as a share of the canvas. The shipped references span
+# 0.78-1.0 there; half the canvas fails only content shrunk by half or more.
+DEFAULT_MIN_EXTENT = 0.5
 _SIZE = re.compile(r"^\s*(\d+)\s*[xX]\s*(\d+)\s*$")
 
 
@@ -63,6 +78,9 @@ class ImageGrader:
             "match_input": {"type": "boolean"},
             "differs_from_input": {"type": "boolean"},
             "min_changed": {"type": "number", "minimum": 0, "maximum": 1, "default": DEFAULT_MIN_CHANGED},
+            "fills_canvas": {"type": "boolean", "default": True},
+            "min_extent": {"type": "number", "minimum": 0, "maximum": 1, "default": DEFAULT_MIN_EXTENT},
+            "min_extent_of_reference": {"type": "number", "minimum": 0, "default": DEFAULT_MIN_EXTENT_OF_REFERENCE},
         },
     }
 
@@ -104,6 +122,8 @@ class ImageGrader:
             gates.append(_requested_size(decoded, requested))
         if decoded:
             gates.append(self._not_blank(decoded))
+        if decoded and opts.get("fills_canvas", True):
+            gates.append(self._fills_canvas(decoded, case))
         editing = case.task == "image_editing" and bool(case.images)
         inputs = [(p.name, load_path(p)) for p in case.images] if decoded and case.images else []
         if decoded and editing and opts.get("match_input", True):
@@ -159,6 +179,45 @@ class ImageGrader:
             return Gate("not_blank", False, f"blank image(s): {', '.join(blank)}; {need}")
         least = min(measured, key=lambda name: measured[name][0])
         return Gate("not_blank", True, f"{least} has the least content: {measured[least][0]:.1%} of pixels off its background")
+
+    def _fills_canvas(self, decoded: list[tuple[str, Image.Image]], case: CaseSpec) -> Gate:
+        from .canvas_extent import content_extent, flat_background
+        from .imaging import load_path
+
+        reference = case.reference if case.reference is not None and case.reference.is_file() else None
+        if reference is None:
+            floor = float(self.options.get("min_extent", DEFAULT_MIN_EXTENT))
+            extents = {name: content_extent(img) for name, img in decoded}
+            small = [
+                f"{name} ({extent.describe()} of the canvas)"
+                for name, extent in extents.items()
+                if max(extent.width, extent.height) < floor
+            ]
+            if small:
+                return Gate(
+                    "fills_canvas",
+                    False,
+                    f"content covers too little of the canvas: {', '.join(small)}; need {floor:.0%} in its longer direction",
+                )
+            least = min(extents, key=lambda name: max(extents[name].width, extents[name].height))
+            return Gate("fills_canvas", True, f"{least} has the smallest content: {extents[least].describe()} of the canvas")
+        ratio = float(self.options.get("min_extent_of_reference", DEFAULT_MIN_EXTENT_OF_REFERENCE))
+        ref_image = load_path(reference)
+        ref_flat = flat_background(ref_image)
+        small = []
+        for name, img in decoded:
+            # Both measured off both flat backgrounds: a cream picture shrunk onto white shows a cream panel
+            # whose content, not the panel, is what the reference spreads over its canvas.
+            out_flat = flat_background(img)
+            own = content_extent(img, [] if ref_flat is None else [ref_flat], tolerance=OUTPUT_TOLERANCE)
+            want = content_extent(ref_image, [] if out_flat is None else [out_flat])
+            if own.width < ratio * want.width or own.height < ratio * want.height:
+                small.append(f"{name} spans {own.describe()} of its canvas, the reference {want.describe()}")
+        if small:
+            return Gate(
+                "fills_canvas", False, f"content shrunk: {'; '.join(small)}; need {ratio:.0%} of the reference's width and height"
+            )
+        return Gate("fills_canvas", True, f"every image's content spans at least {ratio:.0%} of the reference's width and height")
 
     def _differs(self, decoded: list[tuple[str, Image.Image]], inputs: list[tuple[str, Image.Image]]) -> Gate:
         floor = float(self.options.get("min_changed", DEFAULT_MIN_CHANGED))

@@ -25,7 +25,9 @@ The exact-text check follows the case's ``compat``: under ``official`` it is the
 cookbook's own (its coffee-flyer example: the extracted lines as a set against
 the required set, case and symbols exact, nothing missing and nothing extra; the
 OCR grader's ``exact_lines``); under ``improved`` it is ours (``normalized``:
-case, dash and quote variants forgiven, each line read exactly once).
+case, dash and quote variants forgiven, each line read exactly once). Either
+way, ``text_order: listed`` also asks for the lines in the order
+``required_text`` lists them (the text grader's ``in_order`` gate).
 """
 
 from __future__ import annotations
@@ -78,6 +80,9 @@ FIELDS_SCHEMA: Mapping[str, Any] = {
         # How often each line may be read; default: at_least_once under official (the cookbook compares sets),
         # under improved exactly_once, or at_least_once with allow_extra_text.
         "text_times": {"enum": ["at_least_once", "exactly_once"]},
+        # listed: the lines must be read in the order required_text lists them (the text grader's order option);
+        # unset, the grader's default (any), as the cookbook's own check compares sets.
+        "text_order": {"enum": ["listed", "any"]},
         # true: compare with the case's reference as a canonical result; a number also gates at that score.
         "ground_truth": {"oneOf": [{"type": "boolean"}, {"type": "number", "minimum": 0, "maximum": 1}]},
         "compat": COMPAT_SCHEMA,
@@ -147,7 +152,7 @@ def _check_use_case(use_case: str, spec: UseCase, task: str, case: Mapping[str, 
 def _text_graders(fields: Mapping[str, Any]) -> list[dict[str, Any]]:
     lines = fields.get("required_text")
     if not lines:
-        stray = [key for key in ("text_match", "allow_extra_text", "text_times") if key in fields]
+        stray = [key for key in ("text_match", "allow_extra_text", "text_times", "text_order") if key in fields]
         if stray:
             raise ValueError(f"{' and '.join(stray)} only apply with required_text")
         return []
@@ -165,6 +170,8 @@ def _text_graders(fields: Mapping[str, Any]) -> list[dict[str, Any]]:
         "times": fields.get("text_times", times),
         "forbid_extra": not allow_extra,
     }
+    if "text_order" in fields:
+        options["order"] = fields["text_order"]
     return [{"use": "text", "name": TEXT, "options": options}]
 
 

@@ -46,6 +46,7 @@ from pathlib import Path
 from typing import Any
 
 from ..artifacts import describe_os_error, write_atomic
+from ..calls.redact import redact_data
 from ..calls.usage import taking_over
 from ..cases.spec import CaseSpec
 from .evaluation import Environment, evaluate_case, evaluate_without_waiting
@@ -313,7 +314,7 @@ class CasePipeline:
         if self.exchange is None:
             return
         try:
-            write_atomic(self._path(nodeid, ".json"), json.dumps(outcome).encode("utf-8"))
+            write_atomic(self._path(nodeid, ".json"), json.dumps(redact_data(outcome)).encode("utf-8"))
         except OSError as exc:
             self._hand_over_failure(nodeid, outcome, exc)
         finally:
@@ -327,7 +328,7 @@ class CasePipeline:
         failed = {"uid": outcome.get("uid"), "model": outcome.get("model"), "artifacts": [], "error": error}
         failed["usage"] = outcome.get("usage", {})  # the calls were made: the run's totals still count them
         try:
-            write_atomic(self._path(nodeid, ".json"), json.dumps(failed).encode("utf-8"))
+            write_atomic(self._path(nodeid, ".json"), json.dumps(redact_data(failed)).encode("utf-8"))
         except OSError:
             self._note_failure(nodeid, {**failed, "usage": {}})
 
@@ -335,7 +336,7 @@ class CasePipeline:
         """Write ``failed`` over the pid in our claim: the space the claim already has, so a full disk still takes it."""
         error = str(failed["error"])
         failed = {**failed, "error": error if len(error) <= NOTE_ERROR_CHARS else error[:NOTE_ERROR_CHARS] + "..."}
-        note = FAILURE_MARK + json.dumps(failed, ensure_ascii=True).encode("ascii")
+        note = FAILURE_MARK + json.dumps(redact_data(failed), ensure_ascii=True).encode("ascii")
         if len(note) > CLAIM_ROOM:  # uid and model names too long to fit: the waiter takes the case over instead
             return
         with self._held_lock:

@@ -352,7 +352,7 @@ def test_the_api_key_is_written_nowhere(pytester: pytest.Pytester, server: FakeO
         assert [str(p) for p in files if secret.encode() in p.read_bytes()] == [], secret
         assert secret not in result.stdout.str() + result.stderr.str()
     argv = read_json(pytester.path / "results.json")["run"]["argv"]
-    assert f"--judge-base-url={server.base_url.replace('http://', 'http://***@')}" in argv  # redacted, not dropped
+    assert f"--judge-base-url={server.base_url.replace('http://', 'http://[REDACTED]@')}" in argv  # redacted, not dropped
 
 
 def basic_auth(user: str, password: str) -> str:

@@ -9,7 +9,10 @@ import pytest
 from tests.conftest import read_json
 
 
-def test_a_run_stopped_by_x_is_marked_incomplete_with_the_cases_not_run(pytester: pytest.Pytester, demo_suite: Path) -> None:
+def test_a_run_stopped_by_x_is_marked_incomplete_with_the_cases_not_run(
+    pytester: pytest.Pytester, demo_suite: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("COLUMNS", "200")  # whole lines are matched below; the 80-column layout is tested in test_first_hour_summary
     (demo_suite / "refs" / "first.png").write_bytes(b"not a png")  # the first case fails its gates
     result = pytester.runpytest("-x", "--eval-results=r.json")
     document = read_json(pytester.path / "r.json")
@@ -19,7 +22,8 @@ def test_a_run_stopped_by_x_is_marked_incomplete_with_the_cases_not_run(pytester
     result.stdout.fnmatch_lines(
         ["*INCOMPLETE run: stopped early*2 of 3 case(s) did not run*", "*not run: cases/demo.eval.yaml::demo/second*"]
     )
-    assert "INCOMPLETE run" in result.stdout.lines[-1]  # the verdict line says it too
+    verdict = next(i for i, line in enumerate(result.stdout.lines) if line.startswith("visioneval: exit status"))
+    assert "INCOMPLETE run" in " ".join(result.stdout.lines[verdict:])  # the verdict (the run's last lines) says it too
 
 
 def test_a_full_run_is_complete(pytester: pytest.Pytester, demo_suite: Path, xdist_args: list[str]) -> None:

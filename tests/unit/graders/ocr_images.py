@@ -2,7 +2,8 @@
 
 The broken copies are made where OCR says the text is (tesseract's word and character boxes on
 the grader's own prepared image), so they work on any shipped reference: erase one character
-(a one-letter typo), paint a line out, or copy a line into empty background.
+(a one-letter typo), paint a line out, copy a line into empty background, or swap two lines; and
+the whole image shrunk onto an empty canvas.
 """
 
 from __future__ import annotations
@@ -81,6 +82,34 @@ def duplicate_line(image: Image.Image, line: str, to_top: int, pad: int = 6) -> 
     region = out[top - pad : bottom + pad, left - pad : right + pad].copy()
     out[to_top : to_top + region.shape[0], left - pad : right + pad] = region
     return png(Image.fromarray(out))
+
+
+def swap_lines(image: Image.Image, first: str, second: str, pad: int = 6) -> bytes:
+    """The full-width bands ``first`` and ``second`` are read in, exchanged: the two lines swap places.
+
+    The bands are of one height (the taller line's, padded), each centred on its line, so the
+    lines are redrawn as they were, each where the other stood.
+    """
+    boxes = [line_box(image, line) for line in (first, second)]
+    height = max(box[3] - box[1] for box in boxes) + 2 * pad
+    tops = [min(max(0, (box[1] + box[3]) // 2 - height // 2), image.height - height) for box in boxes]
+    assert abs(tops[0] - tops[1]) >= height, f"the lines' bands overlap: {boxes}"
+    bands = [image.crop((0, top, image.width, top + height)) for top in tops]
+    out = image.copy()
+    out.paste(bands[1], (0, tops[0]))
+    out.paste(bands[0], (0, tops[1]))
+    return png(out)
+
+
+def shrunk(image: Image.Image, scale: float, corner: str) -> bytes:
+    """The whole image scaled by ``scale`` into a corner (or the centre) of an empty canvas of its own size and background."""
+    small = image.convert("RGB").resize((round(image.width * scale), round(image.height * scale)), Image.Resampling.LANCZOS)
+    out = Image.new("RGB", image.size, image.convert("RGB").getpixel((0, 0)))
+    free_x, free_y = image.width - small.width, image.height - small.height
+    x = {"top-left": 0, "centre": free_x // 2, "bottom-right": free_x}[corner]
+    y = {"top-left": 0, "centre": free_y // 2, "bottom-right": free_y}[corner]
+    out.paste(small, (x, y))
+    return png(out)
 
 
 def _words(image: Image.Image) -> list[tuple[str, Box]]:

@@ -43,8 +43,8 @@ def test_decodes_passes_a_good_image(case: CaseSpec, encode_image: Encode) -> No
     gates = grade({}, case, png(encode_image))
     assert gates["decodes"].passed
     assert gates["decodes"].reason == "1 image(s) decode"
-    # with no options, only decodes and not_blank apply
-    assert set(gates) == {"decodes", "not_blank"}
+    # with no options, only decodes, not_blank and fills_canvas apply
+    assert set(gates) == {"decodes", "not_blank", "fills_canvas"}
 
 
 def test_decodes_fails_undecodable_bytes(case: CaseSpec, encode_image: Encode) -> None:
@@ -356,3 +356,85 @@ def test_registry_creates_the_image_grader() -> None:
 def test_options_schema_is_published() -> None:
     assert option_schemas()["image"] is ImageGrader.options_schema
     assert set(ImageGrader.options_schema["properties"]) >= {"count", "formats", "width", "height", "aspect"}
+
+
+# -- fills_canvas -------------------------------------------------------------
+FLYER = Path(__file__).resolve().parents[3] / "cases" / "cookbook" / "flyers" / "book-fair.png"
+
+
+def artifact_of(image: Image.Image, fmt: str = "PNG", **kwargs: Any) -> Artifact:
+    out = io.BytesIO()
+    image.save(out, format=fmt, **kwargs)
+    return Artifact("image-0.png", out.getvalue())
+
+
+def shrunk_onto(image: Image.Image, scale: float, corner: str, canvas: tuple[int, int, int]) -> Image.Image:
+    small = image.resize((round(image.width * scale), round(image.height * scale)), Image.Resampling.LANCZOS)
+    out = Image.new("RGB", image.size, canvas)
+    free_x, free_y = image.width - small.width, image.height - small.height
+    out.paste(small, {"top-left": (0, 0), "centre": (free_x // 2, free_y // 2), "bottom-right": (free_x, free_y)}[corner])
+    return out
+
+
+def test_fills_canvas_passes_the_reference_and_faithful_copies(make_case: Callable[..., CaseSpec]) -> None:
+    case = make_case(reference=FLYER)
+    flyer = Image.open(FLYER).convert("RGB")
+    moved = Image.fromarray(np.roll(np.asarray(flyer), (2, -1), axis=(0, 1)))
+    brighter = Image.fromarray(np.clip(np.asarray(flyer).astype(np.int16) + 5, 0, 255).astype(np.uint8))
+    for copy in (artifact_of(flyer), artifact_of(flyer, "JPEG", quality=70), artifact_of(moved), artifact_of(brighter)):
+        gate = grade({}, case, copy)["fills_canvas"]
+        assert gate.passed, gate.reason
+        assert gate.reason == "every image's content spans at least 90% of the reference's width and height"
+
+
+@pytest.mark.parametrize("scale", [0.3, 0.8])
+@pytest.mark.parametrize("corner", ["top-left", "centre", "bottom-right"])
+@pytest.mark.parametrize("canvas", [(255, 255, 255), (252, 250, 245)], ids=["white", "own-background"])
+def test_fills_canvas_fails_the_reference_shrunk_onto_an_empty_canvas(
+    make_case: Callable[..., CaseSpec], scale: float, corner: str, canvas: tuple[int, int, int]
+) -> None:
+    flyer = Image.open(FLYER).convert("RGB")
+    gate = grade({}, make_case(reference=FLYER), artifact_of(shrunk_onto(flyer, scale, corner, canvas)))["fills_canvas"]
+    assert not gate.passed
+    assert gate.reason.startswith("content shrunk: image-0.png spans ")
+    assert "of its canvas, the reference 100% x 91%" in gate.reason  # the flyer's own extent
+    assert gate.reason.endswith("; need 90% of the reference's width and height")
+
+
+def test_fills_canvas_sees_a_picture_with_its_own_background_shrunk_onto_white(
+    make_case: Callable[..., CaseSpec], tmp_path: Path
+) -> None:
+    # a cream poster whose text leaves wide margins: shrunk onto white, the cream panel is not content
+    poster = Image.new("RGB", (480, 640), (245, 236, 210))
+    draw = ImageDraw.Draw(poster)
+    draw.rectangle((120, 80, 360, 140), fill=(30, 90, 40))
+    draw.ellipse((170, 260, 310, 400), fill=(190, 90, 50))
+    draw.rectangle((140, 500, 340, 560), fill=(30, 90, 40))
+    reference = tmp_path / "poster.png"
+    poster.save(reference)
+    case = make_case(reference=reference)
+    assert grade({}, case, artifact_of(poster))["fills_canvas"].passed
+    gate = grade({}, case, artifact_of(shrunk_onto(poster, 0.75, "centre", (255, 255, 255))))["fills_canvas"]
+    assert not gate.passed
+    assert "spans 38% x 57% of its canvas, the reference 51% x 75%" in gate.reason
+
+
+def test_fills_canvas_without_a_reference_needs_half_the_canvas(case: CaseSpec) -> None:
+    full = Image.new("RGB", (400, 400), "white")
+    ImageDraw.Draw(full).rectangle((40, 40, 360, 300), fill=(20, 60, 160))
+    gate = grade({}, case, artifact_of(full))["fills_canvas"]
+    assert gate.passed
+    assert gate.reason == "image-0.png has the smallest content: 80% x 66% of the canvas"
+    small = grade({}, case, artifact_of(shrunk_onto(full, 0.4, "bottom-right", (255, 255, 255))))["fills_canvas"]
+    assert not small.passed
+    assert small.reason == (
+        "content covers too little of the canvas: image-0.png (32% x 26% of the canvas); need 50% in its longer direction"
+    )
+
+
+def test_fills_canvas_options(case: CaseSpec, make_case: Callable[..., CaseSpec]) -> None:
+    flyer = Image.open(FLYER).convert("RGB")
+    small = artifact_of(shrunk_onto(flyer, 0.4, "centre", (255, 255, 255)))
+    assert "fills_canvas" not in grade({"fills_canvas": False}, case, small)
+    assert grade({"min_extent": 0.3}, case, small)["fills_canvas"].passed
+    assert grade({"min_extent_of_reference": 0.35}, make_case(reference=FLYER), small)["fills_canvas"].passed

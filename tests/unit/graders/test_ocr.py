@@ -17,9 +17,21 @@ from pytest_visioneval.calls.waiting import WouldWait, without_waiting
 from pytest_visioneval.cases.spec import CaseSpec
 from pytest_visioneval.errors import GraderError
 from pytest_visioneval.graders import Gate, Metric
-from pytest_visioneval.graders.ocr import TextGrader, match_lines, normalize, ocr_lines, prepare, whole_lines
+from pytest_visioneval.graders.ocr import (
+    Place,
+    TextGrader,
+    match_lines,
+    normalize,
+    occurrences,
+    ocr_lines,
+    order_gate,
+    prepare,
+    reading_rows,
+    script_lang,
+    whole_lines,
+)
 
-from .ocr_images import duplicate_line, erase_character, jpeg, load, png, remove_line, shifted
+from .ocr_images import duplicate_line, erase_character, jpeg, load, png, remove_line, shifted, shrunk, swap_lines
 
 # What the checkout mockup shows, block by block (header, summary, list, buttons).
 SCREEN = {
@@ -77,9 +89,18 @@ def case(make_case: Callable[..., CaseSpec]) -> CaseSpec:
     return make_case(prompt="a checkout page for Acme Store")
 
 
-def run(options: dict[str, Any], case: CaseSpec, *artifacts: Artifact) -> tuple[Gate, Metric]:
+def gates_of(options: dict[str, Any], case: CaseSpec, *artifacts: Artifact) -> dict[str, Gate]:
     result = TextGrader(options).grade(case, artifacts)
-    assert len(result.gates) == 1 and len(result.metrics) == 1
+    names = [gate.name for gate in result.gates]
+    assert names[0] == "text_present" and len(names) == len(set(names))
+    assert set(names) <= {"text_present", "in_order", "text_extent"}
+    return {gate.name: gate for gate in result.gates}
+
+
+def run(options: dict[str, Any], case: CaseSpec, *artifacts: Artifact) -> tuple[Gate, Metric]:
+    """The text_present gate and the found metric (the layout gates are tested apart)."""
+    result = TextGrader(options).grade(case, artifacts)
+    assert len(result.metrics) == 1
     gate, metric = result.gates[0], result.metrics[0]
     assert gate.name == "text_present" and metric.name == "found"
     assert type(metric.value) is float and 0.0 <= metric.value <= 1.0
@@ -389,6 +410,8 @@ def test_unknown_language_is_an_error(case: CaseSpec, screen: Artifact) -> None:
         {"required": ["A", "B"], "match": "exact", "forbid_extra": True, "min_found": 0.5, "lang": "eng+deu"},
         {"required": ["A"], "times": "exactly_once"},
         {"required": ["A"], "times": "at_least_once"},
+        {"required": ["A", "B"], "order": "listed", "min_extent": 0.4, "min_extent_of_reference": 0.8},
+        {"required": ["夏季书展"], "lang": "chi_sim"},
     ],
 )
 def test_schema_accepts(options: dict[str, Any]) -> None:
@@ -406,8 +429,21 @@ def test_schema_accepts(options: dict[str, Any]) -> None:
         {"required": ["A"], "lang": "eng; rm -rf /"},
         {"required": ["A"], "colour": "red"},
         {"required": ["A"], "times": "twice"},
+        {"required": ["A"], "order": "sorted"},
+        {"required": ["A"], "min_extent": 1.5},
     ],
-    ids=["no-required", "empty", "blank-line", "bad-match", "min-found", "bad-lang", "unknown-key", "bad-times"],
+    ids=[
+        "no-required",
+        "empty",
+        "blank-line",
+        "bad-match",
+        "min-found",
+        "bad-lang",
+        "unknown-key",
+        "bad-times",
+        "bad-order",
+        "extent",
+    ],
 )
 def test_schema_rejects(options: dict[str, Any]) -> None:
     with pytest.raises(jsonschema.ValidationError):
@@ -591,3 +627,198 @@ def test_where_waiting_is_forbidden_ocr_is_not_run(case: CaseSpec, screen: Artif
     """tesseract runs as a subprocess: a warm case with OCR goes to a pool thread (see calls/waiting.py)."""
     with without_waiting(), pytest.raises(WouldWait, match="OCR"):
         TextGrader({"required": REQUIRED}).grade(case, (screen,))
+
+
+# -- reading order (real OCR) -------------------------------------------------
+BOOK_FAIR = ["Summer Book Fair", "Saturday 14 June, 10am to 6pm", "Riverside Library", "Free entry for children", "Visit us"]
+BOOK_FAIR_OPTIONS = {"required": BOOK_FAIR, "match": "exact", "times": "exactly_once", "order": "listed"}
+
+
+def test_in_order_passes_a_flyer_read_in_the_listed_order(case: CaseSpec) -> None:
+    gates = gates_of({"required": COCOA, "order": "listed"}, case, Artifact("image-0.png", flyer(*COCOA)))
+    assert gates["in_order"].passed, gates["in_order"].reason
+    assert gates["in_order"].reason == "the 3 required lines found are read in the listed order"
+
+
+def test_in_order_fails_when_two_lines_are_drawn_swapped(case: CaseSpec) -> None:
+    swapped = flyer(COCOA[0], COCOA[2], COCOA[1])
+    gates = gates_of({"required": COCOA, "order": "listed"}, case, Artifact("image-0.png", swapped))
+    assert gates["text_present"].passed  # every line is there...
+    assert not gates["in_order"].passed  # ...in the wrong order
+    assert gates["in_order"].reason == (
+        '"Open until 10pm" is read before "Maple Marshmallow Cocoa" (line 3 of the list above line 2); '
+        "the listed lines are read in the order 1, 3, 2"
+    )
+
+
+def test_in_order_is_off_unless_asked_for(case: CaseSpec) -> None:
+    swapped = Artifact("image-0.png", flyer(COCOA[0], COCOA[2], COCOA[1]))
+    assert "in_order" not in gates_of({"required": COCOA}, case, swapped)
+    assert "in_order" not in gates_of({"required": COCOA, "order": "any"}, case, swapped)
+    assert "in_order" not in gates_of({"required": COCOA[:1], "order": "listed"}, case, swapped)  # one line has no order
+
+
+def test_in_order_reads_side_by_side_items_left_to_right(case: CaseSpec, screen: Artifact) -> None:
+    in_order = gates_of({"required": ["Place Order", "Cancel"], "order": "listed"}, case, screen)["in_order"]
+    assert in_order.passed, in_order.reason
+    reversed_ = gates_of({"required": ["Cancel", "Place Order"], "order": "listed"}, case, screen)["in_order"]
+    assert not reversed_.passed
+    assert reversed_.reason.startswith('"Place Order" is read before "Cancel" (line 2 of the list left of line 1)')
+
+
+@pytest.mark.parametrize("pair", [(0, 4), (1, 2)], ids=["headline-and-call-to-action", "neighbours"])
+def test_swapped_lines_of_a_shipped_flyer_fail_in_order(case: CaseSpec, pair: tuple[int, int]) -> None:
+    reference = load("cases/cookbook/flyers/book-fair.png")
+    a, b = pair
+    broken = Artifact("image-0.png", swap_lines(reference, BOOK_FAIR[a], BOOK_FAIR[b]))
+    gate = gates_of(BOOK_FAIR_OPTIONS, case, broken)["in_order"]
+    assert not gate.passed
+    assert gate.reason.startswith(
+        f'"{BOOK_FAIR[b]}" is read before "{BOOK_FAIR[a]}" (line {b + 1} of the list above line {a + 1})'
+    )
+
+
+def test_the_shipped_flyer_passes_in_order(case: CaseSpec) -> None:
+    gates = gates_of(BOOK_FAIR_OPTIONS, case, Artifact("image-0.png", png(load("cases/cookbook/flyers/book-fair.png"))))
+    assert all(gate.passed for gate in gates.values()), gates
+
+
+def place(row: int, position: int = 0, image: int = 0, word: int = 0) -> Place:
+    return Place(image, f"image-{image}.png", (row, position), word, (0, 0, 10, 10), (100, 100))
+
+
+def test_order_gate_takes_any_occurrence_that_keeps_the_order() -> None:
+    # "A" is read twice, once above "B": the list's order can be read, so the gate passes
+    assert order_gate(["A", "B"], [[place(0), place(5)], [place(3)]]).passed
+    gate = order_gate(["A", "B"], [[place(5)], [place(3)]])
+    assert not gate.passed
+    assert gate.reason == '"B" is read before "A" (line 2 of the list above line 1); the listed lines are read in the order 2, 1'
+    across = order_gate(["A", "B"], [[place(0, image=1)], [place(0, image=0)]])
+    assert not across.passed and "(line 2 of the list in an earlier image (image-0.png) than line 1)" in across.reason
+
+
+def test_order_gate_names_the_pair_furthest_apart_in_the_list() -> None:
+    # lines 1 and 4 swapped: lines 2 and 3 are also out of place against each of them; 4 before 1 is what moved
+    gate = order_gate(["A", "B", "C", "D"], [[place(3)], [place(1)], [place(2)], [place(0)]])
+    assert gate.reason.startswith('"D" is read before "A" (line 4 of the list above line 1)')
+    assert gate.reason.endswith("read in the order 4, 2, 3, 1")
+
+
+def test_order_gate_with_fewer_than_two_lines_found_says_so() -> None:
+    gate = order_gate(["A", "B"], [[place(0)], []])
+    assert gate.passed and gate.reason == "1 of 2 required lines found: no order to check"
+
+
+def test_reading_rows_groups_lines_that_share_a_row() -> None:
+    boxes = [(300, 102, 400, 130), (10, 100, 120, 128), (10, 20, 300, 60), (10, 125, 90, 150)]
+    # the title first; the two items at 100-130 are one row, left first; the line at 125 overlaps them by a fifth: a new row
+    assert reading_rows(boxes) == [(1, 1), (1, 0), (0, 0), (2, 0)]
+
+
+def test_occurrences_give_the_read_line_and_the_word_where_a_line_starts() -> None:
+    lines = ["Summer Book Fair", "Mon - Fri | Visit us", "Visit us"]
+    assert occurrences(["Visit us", "Summer Book Fair"], lines, "normalized") == [[(1, 4), (2, 0)], [(0, 0)]]
+    assert occurrences(["Visit us"], lines, "exact_lines") == [[(2, 0)]]
+
+
+# -- the extent the required lines span (real OCR) ------------------------------
+@pytest.fixture(scope="module")
+def cocoa_reference(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("text-extent") / "cocoa.png"
+    path.write_bytes(flyer(*COCOA))
+    return path
+
+
+def test_text_extent_passes_the_reference_and_a_jpeg_copy(make_case: Callable[..., CaseSpec], cocoa_reference: Path) -> None:
+    case = make_case(reference=cocoa_reference)
+    for data in (cocoa_reference.read_bytes(), jpeg(Image.open(cocoa_reference), 85)):
+        gate = gates_of({"required": COCOA}, case, Artifact("image-0.png", data))["text_extent"]
+        assert gate.passed, gate.reason
+        assert gate.reason.startswith("the 3 required lines span ") and ", in the reference " in gate.reason
+
+
+@pytest.mark.parametrize("corner", ["top-left", "centre", "bottom-right"])
+def test_text_extent_fails_text_shrunk_onto_an_empty_canvas(
+    make_case: Callable[..., CaseSpec], cocoa_reference: Path, corner: str
+) -> None:
+    case = make_case(reference=cocoa_reference)
+    small = Artifact("image-0.png", shrunk(Image.open(cocoa_reference), 0.7, corner))
+    gates = gates_of({"required": COCOA}, case, small)
+    assert gates["text_present"].passed  # still legible...
+    assert not gates["text_extent"].passed  # ...but a third of the flyer is empty
+    assert "need 90% of the reference's width and height: the text is shrunk" in gates["text_extent"].reason
+
+
+def test_text_extent_without_a_reference_needs_the_lines_spread_over_the_canvas(case: CaseSpec) -> None:
+    whole = gates_of({"required": COCOA}, case, Artifact("image-0.png", flyer(*COCOA)))["text_extent"]
+    assert whole.passed and whole.reason.startswith("the required lines span ")
+    small = Image.open(io.BytesIO(flyer(*COCOA)))
+    tiny = gates_of({"required": COCOA}, case, Artifact("image-0.png", shrunk(small, 0.3, "top-left")))["text_extent"]
+    assert not tiny.passed
+    assert "of the canvas; need 30% in the longer direction: the text is shrunk or crowded" in tiny.reason
+
+
+# -- Chinese (real OCR with the chi_sim data) -----------------------------------
+CJK_FONT = Path("/usr/share/fonts/truetype/wqy/wqy-zenhei.ttc")
+CHINESE = ["夏季书展", "六月十四日，上午十点", "欢迎光临！"]
+
+
+def chinese_available() -> str | None:
+    if not CJK_FONT.exists():
+        return f"no CJK font at {CJK_FONT} (Debian fonts-wqy-zenhei, in scripts/apt-packages.txt)"
+    try:
+        if "chi_sim" not in pytesseract.get_languages(config=""):
+            return "tesseract has no chi_sim data (Debian tesseract-ocr-chi-sim, in scripts/apt-packages.txt)"
+    except pytesseract.TesseractNotFoundError:
+        return "tesseract is not installed"
+    return None
+
+
+def chinese_flyer(*lines: str) -> bytes:
+    """A flyer in WenQuanYi Zen Hei, 44 px headline and 30 px lines (a 56 px headline is misread: docs/graders.md)."""
+    img = Image.new("RGB", (640, 640), (250, 247, 240))
+    draw = ImageDraw.Draw(img)
+    for index, line in enumerate(lines):
+        face = ImageFont.truetype(str(CJK_FONT), 44 if index == 0 else 30)
+        draw.text(((640 - draw.textlength(line, font=face)) / 2, 90 + 160 * index), line, font=face, fill=(30, 30, 36))
+    return png(img)
+
+
+def test_chinese_text_is_read_with_the_language_its_script_picks(case: CaseSpec) -> None:
+    if (why := chinese_available()) is not None:
+        pytest.skip(why)
+    assert TextGrader({"required": CHINESE}).lang == "chi_sim"
+    gates = gates_of({"required": CHINESE, "order": "listed"}, case, Artifact("image-0.png", chinese_flyer(*CHINESE)))
+    assert all(gate.passed for gate in gates.values()), {name: gate.reason for name, gate in gates.items()}
+    exact = gates_of({"required": CHINESE, "match": "exact"}, case, Artifact("image-0.png", chinese_flyer(*CHINESE)))
+    assert exact["text_present"].passed, exact["text_present"].reason
+
+
+def test_a_wrong_chinese_character_fails(case: CaseSpec) -> None:
+    if (why := chinese_available()) is not None:
+        pytest.skip(why)
+    wrong = Artifact("image-0.png", chinese_flyer("冬季书展", *CHINESE[1:]))  # winter for summer
+    gate, _ = run({"required": CHINESE}, case, wrong)
+    assert not gate.passed
+    assert 'missing: "夏季书展"' in gate.reason
+
+
+def test_the_script_picks_the_language() -> None:
+    assert script_lang(["Place Order"]) == "eng"
+    assert script_lang(["夏季书展"]) == "chi_sim"
+    assert script_lang(["夏季书展", "Book Fair 2026"]) == "chi_sim+eng"
+    assert TextGrader({"required": ["夏季书展"], "lang": "chi_tra"}).lang == "chi_tra"  # an explicit lang wins
+
+
+def test_cjk_normalisation_drops_ocr_spaces_and_folds_full_width_punctuation() -> None:
+    assert normalize("夏 季 书 展") == normalize("夏季书展") == "夏季书展"
+    assert normalize("欢迎光临。") == "欢迎光临"
+    read = ["六 月 十 四 日 , 上 午 十 点", "欢 迎 光 临 !"]
+    for exact in (False, True):
+        counts, extra = match_lines(["六月十四日，上午十点", "欢迎光临！"], read, exact)
+        assert counts == [1, 1] and extra == []
+    assert whole_lines(["欢迎光临！"], ["欢 迎 光 临 !"])[0] == [1]
+    # a different character is still a different line
+    assert match_lines(["夏季书展"], ["冬 季 书 展"])[0] == [0]
+    # spaces between Latin words still count as word boundaries
+    assert match_lines(["Visit us"], ["Visitus"], exact=True)[0] == [0]
