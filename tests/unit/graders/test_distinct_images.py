@@ -181,8 +181,17 @@ TRANSFORMS: dict[str, Callable[[Image.Image], Image.Image]] = {
     "turned 180": lambda im: im.rotate(180),
     "greyscale": lambda im: ImageOps.grayscale(im).convert("RGB"),
     "hue turned 30": lambda im: _hue_turned(im, 30),
+    "hue turned 180": lambda im: _hue_turned(im, 180),
     "less contrast": lambda im: ImageEnhance.Contrast(im).enhance(0.7),
+    "cropped": lambda im: _cropped(im, 0.7, 0.6, 0.4, 0.2),
+    "cropped, hue turned, mirrored": lambda im: ImageOps.mirror(_cropped(_hue_turned(im, 120), 0.8, 0.65, 1.0, 0.5)),
 }
+
+
+def _cropped(image: Image.Image, side_x: float, side_y: float, at_x: float, at_y: float) -> Image.Image:
+    width, height = round(image.width * side_x), round(image.height * side_y)
+    left, top = round((image.width - width) * at_x), round((image.height - height) * at_y)
+    return image.crop((left, top, left + width, top + height)).resize(image.size)
 
 
 @pytest.mark.parametrize("transform", list(TRANSFORMS))
@@ -212,6 +221,37 @@ def test_a_showcase_that_mirrors_another_repeats_it(make_case: Callable[..., Cas
     gate, _ = distinct(case, (page, *files, Artifact("showcase-3.png", encode(mirrored))))
     assert not gate.passed
     assert gate.reason.startswith("showcase-3.png is the same picture as showcase-2.png (mirrored, 100% of it explained)")
+
+
+def test_a_showcase_that_crops_the_source_photo_is_a_copy_of_it(make_case: Callable[..., CaseSpec]) -> None:
+    folder = REFS / "star-tee"
+    case = make_case(task="html_generation", prompt="p", images=(folder / "tshirt.png",))
+    crop = _cropped(Image.open(folder / "tshirt.png").convert("RGB"), 0.75, 0.6, 0.5, 0.1)
+    names = ["showcase-1.png", "showcase-2.png"]
+    files = tuple(Artifact(name, (folder / name).read_bytes()) for name in names)
+    page = Artifact("page.html", showcase_page(*names, "showcase-3.png"))
+    artifacts = (page, *files, Artifact("showcase-3.png", encode(crop)))
+    gate, _ = distinct(case, artifacts)
+    assert not gate.passed
+    assert gate.reason.startswith("1 <img> show an input image (0 allowed): showcase-3.png (= input tshirt.png (")
+    assert "cropped to 75% x 60%, " in gate.reason and "% of it explained))" in gate.reason  # the shirt is symmetric: either way
+    # crops are held to same_explained_crop, not same_explained
+    gate, metric = distinct(case, artifacts, same_explained=0.5, same_explained_crop=1.0)
+    assert gate.passed, gate.reason
+    assert metric.value == 3.0
+
+
+def test_a_window_of_another_showcase_is_a_detail_shot_not_a_repeat(make_case: Callable[..., CaseSpec]) -> None:
+    """Among the page's own pictures only whole-picture transforms count: product pages show details as zooms."""
+    folder = REFS / "star-tee"
+    case = make_case(task="html_generation", prompt="p", images=(folder / "tshirt.png",))
+    crop = _cropped(Image.open(folder / "showcase-1.png").convert("RGB"), 0.75, 0.6, 0.5, 0.1)
+    names = ["showcase-1.png", "showcase-2.png"]
+    files = tuple(Artifact(name, (folder / name).read_bytes()) for name in names)
+    page = Artifact("page.html", showcase_page(*names, "showcase-3.png"))
+    gate, metric = distinct(case, (page, *files, Artifact("showcase-3.png", encode(crop))))
+    assert gate.passed, gate.reason
+    assert metric.value == 3.0
 
 
 @pytest.mark.parametrize("product", ["harbor-mug", "sprint-sneaker", "beam-lamp", "star-tee"])
