@@ -97,7 +97,9 @@ def _overlay(subject: PageSubject, rng: random.Random) -> Variant:
 def _bar(subject: PageSubject, rng: random.Random) -> Variant:
     height = rng.randint(45, 75)
     background = _colour(rng)
-    edge = rng.choice(("top", "bottom"))
+    # Anchored at the top, where every page's content starts: a bar over the empty bottom of a short
+    # page hides nothing a person needs, so it would not be a broken output.
+    edge = "top"
     bar = (
         f'<div style="position:fixed;{edge}:0;left:0;right:0;height:{height}vh;z-index:2147483647;'
         f'background:{background};font:16px sans-serif;padding:8px">Menu</div>'
