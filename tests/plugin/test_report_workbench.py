@@ -16,6 +16,7 @@ from typing import Any
 from urllib.parse import parse_qs
 
 import pytest
+from playwright.sync_api import expect
 
 from pytest_visioneval.pages.render import find_chromium
 from pytest_visioneval.report.html_report import write_html_report
@@ -226,7 +227,7 @@ def test_label_five_answers_by_keyboard_export_run_agreement_and_merge_a_second_
             for case, name, said_yes in items[:5]:
                 writer.writerow([case, name, "yes" if said_yes else "no", "bob"])  # bob agrees with the judge
         page.set_input_files("#l-import", str(bob))
-        assert page.locator("#l-note").inner_text() == "merged bob.csv: 5 label(s) of bob"
+        expect(page.locator("#l-note")).to_have_text("merged bob.csv: 5 label(s) of bob")  # the file is read asynchronously
         assert page.locator("#l-progress").inner_text() == f"5 of {len(items)} labelled"  # the progress is alice's
         both = exported(page, tmp_path, "both.csv")
         with both.open(newline="", encoding="utf-8") as fh:
@@ -238,8 +239,9 @@ def test_label_five_answers_by_keyboard_export_run_agreement_and_merge_a_second_
         bad = tmp_path / "bad.csv"
         bad.write_text("uid,verdict\nx,yes\n", encoding="utf-8")
         page.set_input_files("#l-import", str(bad))
-        note = page.locator("#l-note").inner_text()
-        assert note == "bad.csv: missing column(s) case, name, label (need case, name, label; rater optional)"
+        expect(page.locator("#l-note")).to_have_text(
+            "bad.csv: missing column(s) case, name, label (need case, name, label; rater optional)"
+        )
         assert v.clean(), (v.requests, v.console_errors, v.page_errors, v.dialogs)
     finally:
         v.context.close()
