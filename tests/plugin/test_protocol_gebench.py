@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from PIL import Image, ImageDraw
 
 from pytest_visioneval.graders.marked_score import MARKED_LABEL
 from pytest_visioneval.testing import FakeOpenAIServer
@@ -63,6 +64,16 @@ def judge_reply(request: RecordedRequest) -> str:
     return '{"scores": {"goal": {"reason": "cut'  # BROKEN: never valid JSON
 
 
+def draw_edit(source: Path, path: Path, box: tuple[int, int, int, int], color: tuple[int, int, int]) -> Path:
+    """A plausible next screen: a copy of ``source`` with the small region ``box`` repainted in ``color``."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with Image.open(source) as screen:
+        edited = screen.convert("RGB")
+    ImageDraw.Draw(edited).rectangle(box, fill=color)
+    edited.save(path, format="PNG")
+    return path
+
+
 def ge(values: tuple[int, ...]) -> float:
     return sum(values) / 25 * 100
 
@@ -71,10 +82,12 @@ def ge(values: tuple[int, ...]) -> float:
 def suite(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv("OPENAI_API_KEY", "sk-judge")
     root = pytester.path / "cases"
-    draw_png(root / "refs" / "start.png", color=(40, 40, 40))
-    draw_png(root / "refs" / "next.png", color=(40, 160, 40))
+    start = draw_png(root / "refs" / "start.png", color=(40, 40, 40))
+    # the next screen and the trajectory's frames are edits of the start screen (the screen_match and
+    # trajectory.stays_in_app gates reject unrelated pictures): a toggle turned green; a progress bar growing
+    draw_edit(start, root / "refs" / "next.png", (52, 4, 59, 8), (40, 160, 40))
     for i in range(1, 6):
-        draw_png(root / "refs" / "frames" / f"frame-{i}.png", color=(30 * i, 90, 200))
+        draw_edit(start, root / "refs" / "frames" / f"frame-{i}.png", (2, 2, 2 + 6 * i, 5), (40, 40, 40))
     for i in range(1, 3):
         draw_png(root / "refs" / "app" / f"screen-{i}.png", color=(200, 30 * i, 90))
     (root / "ge.eval.yaml").write_text(SUITE)

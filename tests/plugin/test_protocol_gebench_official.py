@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from PIL import Image, ImageDraw
 
 from pytest_visioneval.testing import FakeOpenAIServer
 from pytest_visioneval.testing.openai_server import RecordedRequest
@@ -55,8 +56,12 @@ def image_labels(request: RecordedRequest) -> list[str]:
 def test_official_judging_and_means(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("OPENAI_API_KEY", "sk-judge")
     root: Path = pytester.path / "cases"
-    draw_png(root / "refs" / "start.png", color=(40, 40, 40))
-    draw_png(root / "refs" / "next.png", color=(40, 160, 40))
+    start = draw_png(root / "refs" / "start.png", color=(40, 40, 40))
+    # the next screen is the start screen with a toggle turned green (screen_match rejects an unrelated picture)
+    with Image.open(start) as screen:
+        next_screen = screen.convert("RGB")
+    ImageDraw.Draw(next_screen).rectangle((52, 4, 59, 8), fill=(40, 160, 40))
+    next_screen.save(root / "refs" / "next.png", format="PNG")
     (root / "ge.eval.yaml").write_text(SUITE)
     with FakeOpenAIServer(text_reply=judge_reply) as server:
         options = ("--judge=openai:judge", f"--judge-base-url={server.base_url}", "--eval-results=r.json")
