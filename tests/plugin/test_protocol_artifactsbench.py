@@ -117,6 +117,9 @@ def test_scores_are_item_sums_and_an_unextractable_reply_counts_zero(
         "render_check.no_page_errors": True,
         "render_check.visible": True,
         "render_check.not_blank": True,
+        "render_check.not_covered": True,
+        "render_check.text_shown": True,
+        "render_check.tables_filled": True,
         "render_check.imgs_loaded": True,
     }
 

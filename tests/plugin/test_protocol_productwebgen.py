@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from PIL import Image
+from PIL import Image, ImageDraw
 
 from pytest_visioneval.testing import FakeOpenAIServer, RecordedRequest
 from tests.conftest import draw_png, read_json
@@ -73,6 +73,31 @@ def page(source: str, alts: list[str]) -> str:
     )
 
 
+def draw_showcase(path: Path, index: int, colour: tuple[int, int, int]) -> Path:
+    """Showcase ``index`` (1-4): a picture of its own on a ``colour`` ground (the judge reads the ground at (2, 2)).
+
+    Four flat grounds would be one picture recoloured (``distinct_images`` rightly calls them copies), and a box in
+    the middle would be the source recoloured: each showcase draws a different shape, none of them a turn, flip,
+    crop or recolour of another.
+    """
+    img = Image.new("RGB", (64, 48), colour)
+    draw, ink = ImageDraw.Draw(img), (250, 250, 250)
+    if index == 1:
+        draw.ellipse((8, 10, 30, 40), fill=ink)
+    elif index == 2:
+        draw.polygon([(10, 40), (54, 40), (54, 8)], fill=ink)
+    elif index == 3:
+        for x in (10, 26, 42):
+            draw.rectangle((x, 8, x + 6, 40), fill=ink)
+    else:
+        for row in range(3):
+            for col in range(4):
+                if (row + col) % 2 == 0:
+                    draw.rectangle((12 + 10 * col, 9 + 10 * row, 21 + 10 * col, 18 + 10 * row), fill=ink)
+    img.save(path, format="PNG")
+    return path
+
+
 @pytest.fixture
 def pwg_suite(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv("OPENAI_API_KEY", "sk-judge")
@@ -83,7 +108,7 @@ def pwg_suite(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> Pat
         folder = root / "refs" / case
         draw_png(folder / f"{case}.png", color=(10, 10, 10) if case == "bottle" else (250, 240, 230))  # the source, copied
         for i, colour in enumerate(colours, 1):
-            draw_png(folder / f"showcase-{i}.png", color=colour, box=False)
+            draw_showcase(folder / f"showcase-{i}.png", i, colour)
         (folder / "page.html").write_text(page(f"{case}.png", [f"{case} view {i}" for i in range(1, 5)]))
     (root / "pwg.eval.yaml").write_text(SUITE)
     return root
@@ -155,6 +180,9 @@ def test_scores_follow_the_published_formulas(pytester: pytest.Pytester, pwg_sui
             "render_check.no_page_errors": True,
             "render_check.visible": True,
             "render_check.not_blank": True,
+            "render_check.not_covered": True,
+            "render_check.text_shown": True,
+            "render_check.tables_filled": True,
             "render_check.imgs_loaded": True,
             "render_check.img_sources": True,
             "distinct_images.distinct": True,
