@@ -277,6 +277,8 @@ class EvalSession:
 
     def _incompleteness(self, session: pytest.Session, exitstatus: int) -> dict[str, Any] | None:
         """Why the run did not run every case it collected, and which it did not run (None when it ran them all)."""
+        if session.config.option.collectonly:  # listing cases is not a run that left some out
+            return None
         not_run = [nodeid for nodeid in self.expected if nodeid not in self.records]
         if exitstatus == pytest.ExitCode.INTERRUPTED or interrupted():
             reason = INTERRUPTED_REASON

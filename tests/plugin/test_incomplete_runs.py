@@ -52,3 +52,9 @@ def test_an_interrupted_run_is_marked_incomplete(pytester: pytest.Pytester, demo
     assert document["incomplete"]["reason"] == "interrupted (Ctrl-C or a signal)"
     assert document["incomplete"]["not_run"] == ["cases/demo.eval.yaml::demo/second", "cases/demo.eval.yaml::demo/third"]
     assert document["aggregates"]["overall"]["cases"] == 1  # the numbers are over what ran, and say so
+
+
+def test_listing_cases_with_collect_only_is_not_an_incomplete_run(pytester: pytest.Pytester, demo_suite: Path) -> None:
+    result = pytester.runpytest("--collect-only", "-q")
+    assert "INCOMPLETE" not in result.stdout.str()
+    result.stdout.fnmatch_lines(["*3 tests collected*"])
