@@ -42,7 +42,6 @@ from PIL import Image
 from ..artifacts import Artifact
 from ..cases.spec import CaseSpec
 from .base import Gate, Grade, GradeContext
-from .canvas_extent import OUTPUT_TOLERANCE
 
 # ``imaging`` (and with it numpy) is imported where an image is graded, not here: collection
 # imports this module for the options schema of nearly every case file, and must stay light.
@@ -181,7 +180,7 @@ class ImageGrader:
         return Gate("not_blank", True, f"{least} has the least content: {measured[least][0]:.1%} of pixels off its background")
 
     def _fills_canvas(self, decoded: list[tuple[str, Image.Image]], case: CaseSpec) -> Gate:
-        from .canvas_extent import content_extent, flat_background
+        from .canvas_extent import OUTPUT_TOLERANCE, content_extent, flat_background
         from .imaging import load_path
 
         reference = case.reference if case.reference is not None and case.reference.is_file() else None

@@ -36,13 +36,16 @@ def test_baseline_regression_fails_the_run_and_the_last_line_says_why(
     last = " ".join(line.strip() for line in result.outlines[final + 1 :] if line.strip())
     assert last.startswith("visioneval: exit status 1: ")
     assert "regression(s) against the baseline: " in last and "demo.similarity.score: 1 -> 0.9918 (-0.008191;" in last
-    # A tolerance for that metric accepts the change.
+    # The recolouring also moves the colour-difference metric (CIEDE2000 mean, 0 -> 3.14): a regression too.
+    assert "demo.similarity.mean_delta_e: 0 -> 3.14 (+3.14; lower is better" in last
+    # A tolerance for each metric that moved accepts the change.
     relaxed = pytester.runpytest(
         "cases",
         "--model=replay:outputs",
         "--eval-baseline=baseline.json",
         strict,
         "--eval-baseline-tolerance=similarity.score=0.05",
+        "--eval-baseline-tolerance=similarity.mean_delta_e=5",
         *xdist_args,
     )
     assert relaxed.ret == pytest.ExitCode.OK
@@ -83,9 +86,14 @@ def test_diff_command(pytester: pytest.Pytester, demo_suite: Path, capsys: pytes
     _imperfect_outputs(pytester.path)
     pytester.runpytest("cases", "--model=replay:outputs", "--eval-results=after.json")
     before, after = str(pytester.path / "before.json"), str(pytester.path / "after.json")
-    assert diff.main([before, after]) == 0  # the default tolerance (0.01) absorbs a 0.008 drop
+    # The recolouring moves the colour-difference metric (CIEDE2000 mean, 0 -> 3.14) past any small tolerance:
+    assert diff.main([before, after]) == 1
+    out = capsys.readouterr().out
+    assert "1 regression(s):" in out and "demo.similarity.mean_delta_e: 0 -> 3.14" in out
+    delta_e = ["--tolerance", "similarity.mean_delta_e=5"]  # allowed for it, the score alone is compared below
+    assert diff.main([before, after, *delta_e]) == 0  # the default tolerance (0.01) absorbs a 0.008 drop
     assert "no regressions" in capsys.readouterr().out
-    assert diff.main([before, after, "--tolerance", "0.001"]) == 1
+    assert diff.main([before, after, "--tolerance", "0.001", *delta_e]) == 1
     out = capsys.readouterr().out
     assert "REGRESSED" in out and "1 regression(s):" in out and "demo.similarity.score: 1 -> 0.9918" in out
     assert diff.main([after, before, "--tolerance", "0.001"]) == 0

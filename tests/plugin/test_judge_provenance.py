@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 from collections.abc import Callable
 from pathlib import Path
 
@@ -132,15 +133,22 @@ def test_a_noisy_judge_on_an_unchanged_model_passes_its_baseline_and_a_real_drop
     same.stdout.re_match_lines([r"^\s+noisy\s+score\.quality\s+[\d.]+\s+[\d.]+\s+[-+][\d.]+\s+0\.01\s+noise$"])
     assert dropped.ret == 1
     # The drop of 2 is seen through the judge's noise: its whole interval lies below 0.
-    dropped.stdout.re_match_lines(
-        [
-            rf"^regression against the baseline: noisy\.score\.quality: {base:.4g} -> "
-            r".*paired interval \[-[\d.]+, -[\d.]+\] over 24 cases\)$"
-        ]
-    )
+    dropped.stdout.re_match_lines([r"^\s+noisy\s+score\.quality\s+[\d.]+\s+[\d.]+\s+-[\d.]+\s+0\.01\s+REGRESSED$"])
+    # Each regression is said in the exit-status line after pytest's last line (wrapped to the terminal, never cut).
+    final = max(i for i, line in enumerate(dropped.outlines) if line.startswith("=") and line.endswith("="))
+    last = " ".join(line.strip() for line in dropped.outlines[final + 1 :] if line.strip())
+    assert last.startswith("visioneval: exit status 1: ") and "regression(s) against the baseline: " in last, last
+    assert re.search(
+        rf"noisy\.score\.quality: {re.escape(f'{base:.4g}')} -> [\d.]+ "
+        r"\([^)]*paired interval \[-[\d.]+, -[\d.]+\] over 24 cases\)",
+        last,
+    ), last
 
 
-def test_judge_repeats_that_send_the_same_request_are_warned_about(pytester: pytest.Pytester, judged_suite: Path) -> None:
+def test_judge_repeats_that_send_the_same_request_are_warned_about(
+    pytester: pytest.Pytester, judged_suite: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("COLUMNS", "200")  # the warning on one line (at 80 columns it wraps)
     with FakeOpenAIServer(text_reply=REPLY) as server:
         judge = ["--judge=openai:grader", f"--judge-base-url={server.base_url}", "--judge-repeats=2"]
         same = pytester.runpytest("cases", *judge)
@@ -162,8 +170,9 @@ cases:
 
 
 def test_the_run_fails_when_its_judge_drifts_away_from_the_labels(
-    pytester: pytest.Pytester, judged_suite: Path, xdist_args: list[str]
+    pytester: pytest.Pytester, judged_suite: Path, xdist_args: list[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    monkeypatch.setenv("COLUMNS", "200")  # the labels' path and the exit-status line whole (at 80 columns they wrap)
     (judged_suite / "judged.eval.yaml").unlink()
     (judged_suite / "verdicts.eval.yaml").write_text(VERDICT_SUITE)
     people = ["yes", "yes", "no", "no", "yes", "no", "yes", "no"]

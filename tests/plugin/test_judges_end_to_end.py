@@ -46,8 +46,9 @@ def judged_suite(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> 
 
 
 def test_without_a_judge_judge_graders_are_skipped_and_said_so(
-    pytester: pytest.Pytester, judged_suite: Path, xdist_args: list[str]
+    pytester: pytest.Pytester, judged_suite: Path, xdist_args: list[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    monkeypatch.setenv("COLUMNS", "200")  # the skip and warning lines whole (at 80 columns they wrap)
     result = pytester.runpytest("cases", "--eval-results=r.json", "--eval-summary=full", *xdist_args)
     result.assert_outcomes(passed=2)  # the deterministic image grader still ran
     result.stdout.fnmatch_lines(
