@@ -77,17 +77,34 @@ def known_secrets() -> list[str]:
     with _lock:
         found = set(_secrets)
         names = set(_key_envs)
-    for name, value in os.environ.items():
+    for name, value in _environment():
         if (name in names or name.upper().endswith(KEY_ENV_SUFFIXES)) and len(value) >= MIN_SECRET_CHARS:
             found.add(value)
     return sorted(found, key=len, reverse=True)
 
 
-def redact(text: str) -> str:
-    """``text`` with every known secret, URL credentials and Authorization token replaced by ``[REDACTED]``."""
+def _environment() -> list[tuple[str, str]]:
+    """A snapshot of the environment's items, safe while another thread changes it.
+
+    pytest sets and removes PYTEST_CURRENT_TEST on its own thread at every test phase; walking
+    ``os.environ`` meanwhile from a case thread raises KeyError for a name removed mid-walk.
+    """
+    for _ in range(5):
+        try:
+            return list(os.environ.items())
+        except (KeyError, RuntimeError):
+            continue
+    return [(name, value) for name in list(os.environ) if (value := os.environ.get(name)) is not None]
+
+
+def redact(text: str, secrets: list[str] | None = None) -> str:
+    """``text`` with every known secret, URL credentials and Authorization token replaced by ``[REDACTED]``.
+
+    ``secrets``: :func:`known_secrets` taken once by a caller that redacts many strings.
+    """
     if not text:
         return text
-    for secret in known_secrets():
+    for secret in known_secrets() if secrets is None else secrets:
         if secret in text:
             text = text.replace(secret, REDACTED)
     if "@" in text:
@@ -97,14 +114,16 @@ def redact(text: str) -> str:
     return text
 
 
-def redact_data(value: Any) -> Any:
+def redact_data(value: Any, secrets: list[str] | None = None) -> Any:
     """A copy of plain JSON data (dicts, lists, strings) with every string, keys included, redacted."""
+    if secrets is None:
+        secrets = known_secrets()  # once for the whole value, not once per string
     if isinstance(value, str):
-        return redact(value)
+        return redact(value, secrets)
     if isinstance(value, dict):
-        return {redact(k) if isinstance(k, str) else k: redact_data(v) for k, v in value.items()}
+        return {redact(k, secrets) if isinstance(k, str) else k: redact_data(v, secrets) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
-        return [redact_data(item) for item in value]
+        return [redact_data(item, secrets) for item in value]
     return value
 
 

@@ -19,6 +19,7 @@ can bound them:
 from __future__ import annotations
 
 import math
+import warnings
 from dataclasses import dataclass
 
 import numpy as np
@@ -97,7 +98,11 @@ def estimate_shift(before: np.ndarray, after: np.ndarray, keep: np.ndarray) -> S
     scale = min(1.0, _SHIFT_WORKING_SIDE / max(a.shape))
     if scale < 1.0:
         a, b = _shrunk(a, scale), _shrunk(b, scale)
-    found, _, _ = phase_cross_correlation(a, b, upsample_factor=20, normalization=None)
+    with warnings.catch_warnings():
+        # A flat image (nothing to align on) makes scikit-image warn that it cannot compute its error
+        # estimate, which is not used here; the shift found is then ~0 and treated as none.
+        warnings.simplefilter("ignore", UserWarning)
+        found, _, _ = phase_cross_correlation(a, b, upsample_factor=20, normalization=None)
     # phase_cross_correlation gives the shift that registers `after` onto `before`: the output moved by -found.
     shift = Shift(-float(found[1]) / scale + 0.0, -float(found[0]) / scale + 0.0)  # + 0.0: no -0.0
     if shift.length < 0.05 or shift.length > min(before.shape[:2]) / 4:

@@ -20,6 +20,7 @@ on its longer side; the output resized to it). Measures:
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -90,7 +91,9 @@ def aligned(before: np.ndarray, after: np.ndarray, max_shift: float = MAX_SHIFT,
     from scipy import ndimage
     from skimage.registration import phase_cross_correlation  # loaded when screens are compared
 
-    (dy, dx), _, _ = phase_cross_correlation(grey(before), grey(after), upsample_factor=4, normalization=None)
+    with warnings.catch_warnings():  # a flat image: scikit-image warns about an error estimate not used here
+        warnings.simplefilter("ignore", UserWarning)
+        (dy, dx), _, _ = phase_cross_correlation(grey(before), grey(after), upsample_factor=4, normalization=None)
     height, width = before.shape[:2]
     if abs(dy) > max_shift * height or abs(dx) > max_shift * width or (dy == 0 and dx == 0):
         return after

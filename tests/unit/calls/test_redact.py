@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 import logging
+import os
 from collections.abc import Iterator
 
 import pytest
@@ -109,3 +110,27 @@ def test_log_records_are_redacted_as_they_are_made_and_others_left_as_they_were(
     assert (plain.msg, plain.args) == ("plain %s", ("text",))
     text = logging.Formatter().format(failed)
     assert "RuntimeError: key [REDACTED] refused" in text and "sk-live-0123456789" not in text
+
+
+def test_secrets_are_read_while_another_thread_changes_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    """pytest sets and removes PYTEST_CURRENT_TEST on its thread while case threads redact their outcomes."""
+    import threading
+
+    from pytest_visioneval.calls.redact import known_secrets
+
+    monkeypatch.setenv("RACE_API_KEY", "sk-race-secret-123456")
+    stop = threading.Event()
+
+    def churn() -> None:
+        while not stop.is_set():
+            os.environ["VISIONEVAL_CHURN"] = "x"
+            os.environ.pop("VISIONEVAL_CHURN", None)
+
+    thread = threading.Thread(target=churn)
+    thread.start()
+    try:
+        for _ in range(2000):
+            assert "sk-race-secret-123456" in known_secrets()
+    finally:
+        stop.set()
+        thread.join()
