@@ -174,3 +174,20 @@ def sharpness_ratio(pair: ScreenPair) -> float | None:
     if int(where.sum()) < _MIN_EDGE_PIXELS:
         return None
     return float((edges_after[where] ** 2).mean() / (edges_before[where] ** 2).mean())
+
+
+def speckle(pair: ScreenPair) -> float | None:
+    """How noisy the output is where the input is flat: the 75th percentile of |grey - its 3x3 median| there.
+
+    New content on a flat area (a dialog, a line of text) covers a minority of it and leaves the percentile at
+    0; noise over the whole screen moves it. None when the input has too little flat area.
+    """
+    from scipy import ndimage
+
+    after = grey(aligned(pair.before, pair.after, subpixel=False))
+    before = grey(pair.before)
+    flat = ndimage.maximum_filter(before, size=5) - ndimage.minimum_filter(before, size=5) <= 2.0
+    if int(flat.sum()) < 500:
+        return None
+    residual = np.abs(after - ndimage.median_filter(after, size=3))
+    return float(np.percentile(residual[flat], 75))

@@ -39,7 +39,7 @@ if TYPE_CHECKING:
 # numpy, PIL and the comparisons are imported where a screen is graded: collection imports this
 # module for its options schema and must stay light.
 
-GATES = ("orientation", "scale", "keeps_screen", "sharpness", "palette")
+GATES = ("orientation", "scale", "keeps_screen", "sharpness", "clean", "palette")
 
 # Measured (benchmarks/screen_separation.py, docs/graders.md): real next screens and their re-encoded,
 # shifted, brightened and resized copies keep 62% or more and 0.19x or more of the edge energy, lead
@@ -50,6 +50,10 @@ DEFAULTS: dict[str, float] = {
     "min_sharpness": 0.1,
     "max_new_colours": 0.04,
     "max_delta_e": 12.0,
+    # The input's flat areas stay flat: the 75th percentile of |output - its 3x3 median| there (grey 0-255).
+    # Measured on the shipped GEBench screens: real next states and frames, JPEG q70/95, 2 px shifts, +5
+    # brightness and resize round trips 0.00; Gaussian noise of sigma 8 / 16 / 48 gives 1.88 / 3.69 / 11.2 or more.
+    "max_speckle": 1.5,
     "orientation_margin": 0.02,
     "scale_margin": 0.05,
 }
@@ -71,6 +75,7 @@ class ScreenMatchGrader:
             "min_sharpness": {"type": "number", "minimum": 0, "default": DEFAULTS["min_sharpness"]},
             "max_new_colours": {"type": "number", "minimum": 0, "maximum": 1, "default": DEFAULTS["max_new_colours"]},
             "max_delta_e": {"type": "number", "exclusiveMinimum": 0, "default": DEFAULTS["max_delta_e"]},
+            "max_speckle": {"type": "number", "minimum": 0, "default": DEFAULTS["max_speckle"]},
             "orientation_margin": {"type": "number", "minimum": 0, "maximum": 1, "default": DEFAULTS["orientation_margin"]},
             "scale_margin": {"type": "number", "minimum": 0, "maximum": 1, "default": DEFAULTS["scale_margin"]},
         },
@@ -120,6 +125,7 @@ class ScreenMatchGrader:
             "scale": self._geometry(as_is, scaled, self.options["scale_margin"]),
             "keeps_screen": self._kept(as_is),
             "sharpness": self._sharpness(pair),
+            "clean": self._clean(pair),
             "palette": self._palette(pair),
         }
 
@@ -149,6 +155,18 @@ class ScreenMatchGrader:
         if ratio < minimum:
             return Finding(False, f"edge energy {ratio:.2f}x the input's (below {minimum:g}x): blurred", ratio)
         return Finding(True, f"edge energy {ratio:.2f}x the input's", ratio)
+
+    def _clean(self, pair: ScreenPair) -> Finding:
+        from .screen_compare import speckle
+
+        found = speckle(pair)
+        if found is None:
+            return Finding(True, "no flat area of the input to look for noise on", 0.0)
+        limit = self.options["max_speckle"]
+        reason = f"speckle {found:.1f} on the input's flat areas (grey 0-255"
+        if found > limit:
+            return Finding(False, f"{reason}, above {limit:g}): noisy", found)
+        return Finding(True, reason + ")", found)
 
     def _palette(self, pair: ScreenPair) -> Finding:
         from .screen_palette import new_colour_share, palette

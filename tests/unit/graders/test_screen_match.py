@@ -45,7 +45,7 @@ def failed(gates: dict[str, Gate]) -> set[str]:
 
 def test_the_reference_next_screen_passes_every_gate(case: CaseSpec) -> None:
     gates = grade(case, WIFI_ON)
-    assert set(gates) == {"orientation", "scale", "keeps_screen", "sharpness", "palette"}
+    assert set(gates) == {"orientation", "scale", "keeps_screen", "sharpness", "clean", "palette"}
     assert not failed(gates), gates
     assert gates["keeps_screen"].reason == "next.png: 97% of the input screen's content kept"
 
@@ -125,3 +125,18 @@ def test_a_case_without_an_input_screen_cannot_be_graded(make_case: Callable[...
 def test_no_decodable_output_fails(case: CaseSpec) -> None:
     (gate,) = ScreenMatchGrader({}).grade(case, (Artifact("next.png", b"not an image"),)).gates
     assert not gate.passed and gate.reason == "no output image decodes"
+
+
+def test_a_noisy_screen_fails_clean(case: CaseSpec) -> None:
+    pixels = np.asarray(WIFI_ON, dtype=np.float32)
+    noisy = np.clip(pixels + np.random.default_rng(3).normal(0, 16, pixels.shape), 0, 255).astype(np.uint8)
+    gates = grade(case, Image.fromarray(noisy))
+    assert not gates["clean"].passed
+    assert gates["clean"].reason.startswith("next.png: speckle ")
+    assert gates["clean"].reason.endswith("on the input's flat areas (grey 0-255, above 1.5): noisy")
+
+
+def test_a_re_encoded_next_screen_stays_clean(case: CaseSpec) -> None:
+    gates = grade(case, Image.open(io.BytesIO(encode(WIFI_ON, "JPEG", quality=70))))
+    assert gates["clean"].passed, gates["clean"].reason
+    assert gates["clean"].reason == "next.png: speckle 0.0 on the input's flat areas (grey 0-255)"
