@@ -22,8 +22,15 @@ def decode(data: bytes, what: str = "the image") -> Image.Image:
     header): a small file of one colour can decode to gigabytes. Over the limit: :class:`ImageTooLarge`
     (a ``ValueError``) naming ``what``, before any pixel is decoded.
     """
+    return _decoded_within_limit(data, what, draft_to=None)
+
+
+def _decoded_within_limit(data: bytes, what: str, draft_to: int | None) -> Image.Image:
+    """Open, check the header's size against the pixel limit, then decode (a JPEG at a reduced scale with ``draft_to``)."""
     try:
         image = Image.open(io.BytesIO(data))
+        if draft_to is not None and image.format == "JPEG":
+            image.draft("RGB", (draft_to, draft_to))  # the decoder picks the largest scale still >= draft_to
         check_size(image.size, what)
         image.load()
     except ImageTooLarge:
@@ -57,16 +64,7 @@ def decode_reduced(data: bytes, longest: int, what: str = "the image") -> Image.
     held), so a large photo over the pixel limit is still read when its reduced decode is under it; other
     formats are decoded in full (within the limit) and then box-reduced.
     """
-    try:
-        image = Image.open(io.BytesIO(data))
-        if image.format == "JPEG":
-            image.draft("RGB", (longest, longest))  # the decoder picks the largest scale still >= longest
-        check_size(image.size, what)
-        image.load()
-    except ImageTooLarge:
-        raise
-    except (UnidentifiedImageError, OSError, ValueError, Image.DecompressionBombError) as exc:
-        raise ValueError(str(exc) or type(exc).__name__) from exc
+    image = _decoded_within_limit(data, what, draft_to=longest)
     factor = max(image.size) // longest
     if factor < 2:
         return image

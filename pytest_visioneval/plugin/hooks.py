@@ -152,6 +152,12 @@ def pytest_sessionstart(session: pytest.Session) -> None:
         interrupts.session = session  # a Ctrl-C from now on stops the session after its case in progress
 
 
+def _skip_if_stopped(item: pytest.Item, exc: BaseException) -> None:
+    """A case whose calls a Ctrl-C refused is skipped as not run; anything else goes on as raised."""
+    if isinstance(item, CaseItem) and stopped_case(exc):
+        pytest.skip(STOPPED_CASE_TEXT)
+
+
 # (pytest registers only names starting with pytest_; specname maps these to their hooks.)
 @pytest.hookimpl(wrapper=True, specname="pytest_runtest_setup")
 def pytest_runtest_setup_after_ctrl_c(item: pytest.Item) -> Any:
@@ -162,8 +168,7 @@ def pytest_runtest_setup_after_ctrl_c(item: pytest.Item) -> Any:
     try:
         return (yield)
     except BaseException as exc:
-        if isinstance(item, CaseItem) and stopped_case(exc):
-            pytest.skip(STOPPED_CASE_TEXT)
+        _skip_if_stopped(item, exc)
         raise
 
 
@@ -172,8 +177,7 @@ def pytest_runtest_call_after_ctrl_c(item: pytest.Item) -> Any:
     try:
         return (yield)
     except BaseException as exc:
-        if isinstance(item, CaseItem) and stopped_case(exc):
-            pytest.skip(STOPPED_CASE_TEXT)
+        _skip_if_stopped(item, exc)
         raise
 
 
