@@ -137,21 +137,24 @@ class ChecklistGrader:
         if self.soft:
             return self._grade_soft(case, artifacts, context)
         listed = "\n".join(f"{i}. {q}" for i, q in enumerate(self.questions, 1))
-        extra = f"Questions:\n{listed}"
-        if self.hidden_rationale:
-            extra += f"\n\nBackground for the checker only (the model did not see it):\n{self.hidden_rationale}"
-        parts: list[Part] = case_parts(case, artifacts, extra_text=extra, view=self.view)
-        if self.full_size_images:
-            parts = [replace(p, full_size=True) if isinstance(p, ImagePart) else p for p in parts]
         request = JudgeRequest(
             instructions=read_instructions(case, self.instructions_file, DEFAULT_INSTRUCTIONS),
-            parts=tuple(parts),
+            parts=self._parts(case, artifacts, f"Questions:\n{listed}"),
             schema=_reply_schema(n),
             schema_name="checklist",
         )
         calls = ask_all(context, request)
         per_call = [_with_dependencies(_answers(call.data, n), self.parents) for call in calls]
         return _grade(self.questions, per_call, self.min_score, calls[0].judge, self.parents)
+
+    def _parts(self, case: CaseSpec, artifacts: Sequence[Artifact], extra: str) -> tuple[Part, ...]:
+        """The case's parts for the judge, with the questions (and the checker-only background) after them."""
+        if self.hidden_rationale:
+            extra += f"\n\nBackground for the checker only (the model did not see it):\n{self.hidden_rationale}"
+        parts: list[Part] = case_parts(case, artifacts, extra_text=extra, view=self.view)
+        if self.full_size_images:
+            parts = [replace(p, full_size=True) if isinstance(p, ImagePart) else p for p in parts]
+        return tuple(parts)
 
     def _grade_soft(self, case: CaseSpec, artifacts: Sequence[Artifact], context: GradeContext) -> Grade:
         """One yes/no request per question; P(yes) from the first token (see ``soft_checklist.py``)."""
@@ -161,14 +164,9 @@ class ChecklistGrader:
             presupposed = [self.questions[p - 1] for p in self.parents.get(number, ())]
             if presupposed:
                 extra += "\nAssume the answer to each of these is yes: " + " / ".join(presupposed)
-            if self.hidden_rationale:
-                extra += f"\n\nBackground for the checker only (the model did not see it):\n{self.hidden_rationale}"
-            parts: list[Part] = case_parts(case, artifacts, extra_text=extra, view=self.view)
-            if self.full_size_images:
-                parts = [replace(p, full_size=True) if isinstance(p, ImagePart) else p for p in parts]
             request = YesNoRequest(
                 instructions=read_instructions(case, self.instructions_file, YES_NO_INSTRUCTIONS),
-                parts=tuple(parts),
+                parts=self._parts(case, artifacts, extra),
                 schema={},
                 schema_name="checklist_yes_no",
                 top_logprobs=self.top_logprobs,
