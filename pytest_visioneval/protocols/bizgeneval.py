@@ -23,6 +23,7 @@ downscales the image like every other judge, and reports the mean over cases.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -40,6 +41,11 @@ TRACK_SIZE = 10
 CHECKLIST = "checklist"
 IMAGE = "image"
 SCORES = ("easy", "hard", "all")
+# The implied aspect gate allows this share of the asked ratio either way: an endpoint's nearest supported
+# size (3:2 for 4:3 or 16:9, 2:3 for 9:16: 12-19% off) passes; a square for 4:3 (25%) or a picture
+# stretched 1.3x or more along one axis (23% or more) fails, which is where circles visibly turn oval.
+ASPECT_TOLERANCE = 0.2
+_RATIO = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*[:/x]\s*(\d+(?:\.\d+)?)\s*$")
 # What the official judge is shown (image_evaluation.py, evaluate_item): the checklist as text and the image.
 OFFICIAL_VIEW: Mapping[str, Any] = {"prompt": False, "inputs": False, "outputs": "all", "code": False}
 
@@ -98,6 +104,21 @@ def check_tracks(easy: Sequence[int], hard: Sequence[int]) -> None:
         raise ValueError(f"questions {both} are in both easy_qidxs and hard_qidxs")
 
 
+def asked_aspect(text: str) -> float:
+    """Width / height from an ``aspect_ratio`` such as "16:9" ("4/3" and "3x2" too)."""
+    match = _RATIO.match(text)
+    if not match or float(match.group(1)) <= 0 or float(match.group(2)) <= 0:
+        raise ValueError(f"aspect_ratio {text!r} is not a ratio such as '16:9'")
+    return float(match.group(1)) / float(match.group(2))
+
+
+def _image_options(fields: Mapping[str, Any], case: Mapping[str, Any]) -> dict[str, Any]:
+    """The image gate's options: the asked aspect ratio, unless ``params.size`` asks a size (its own gate)."""
+    if "aspect_ratio" not in fields or (case.get("params") or {}).get("size"):
+        return {}  # the importer leaves the field out where the official row has it empty
+    return {"aspect": asked_aspect(str(fields["aspect_ratio"])), "aspect_tolerance": ASPECT_TOLERANCE}
+
+
 def track_score(errors: int, alpha_percent: int) -> float:
     """``max(0, 1 - alpha x errors)`` in percent; integer arithmetic keeps 1 - 0.2 x 3 at exactly 40."""
     return float(max(0, 100 - alpha_percent * errors))
@@ -136,7 +157,7 @@ class BizGenEvalProtocol:
             "task": "image_generation",
             "tags": [fields["domain"], fields["dimension"]],
             "graders": [
-                {"use": "image", "name": IMAGE},  # decodes and is not blank: a gate
+                {"use": "image", "name": IMAGE, "options": _image_options(fields, case)},  # decodes, not blank, shape
                 # The benchmark is a score, not a pass/fail test: the checklist gates only when asked to.
                 {"use": "checklist", "name": CHECKLIST, "gate": gate_min_score is not None, "options": options},
             ],

@@ -2,20 +2,24 @@
 
 from __future__ import annotations
 
+import io
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
 import pytest
 import yaml
+from PIL import Image, ImageDraw
 
+from pytest_visioneval.artifacts import Artifact
 from pytest_visioneval.cases.spec import CaseSpec
 from pytest_visioneval.errors import CaseFileError
 from pytest_visioneval.graders.base import Gate, Metric
 from pytest_visioneval.graders.checklist import ChecklistGrader
+from pytest_visioneval.graders.image import ImageGrader
 from pytest_visioneval.graders.outcome import CaseEvaluation, GateOutcome
 from pytest_visioneval.protocols import get_protocol
-from pytest_visioneval.protocols.bizgeneval import PROTOCOL, check_tracks, track_score
+from pytest_visioneval.protocols.bizgeneval import ASPECT_TOLERANCE, PROTOCOL, check_tracks, track_score
 from pytest_visioneval.protocols.case_files import load_case_file
 
 QUESTIONS = [f"Is requirement {i} met?" for i in range(1, 21)]
@@ -70,6 +74,38 @@ def test_fields_imply_a_text_to_image_case_with_image_gates_and_a_non_gating_che
     assert (checklist.use, checklist.name, checklist.gate) == ("checklist", "checklist", False)
     # improved: the judge sees what every judge sees (prompt included, images downscaled) and the rationale
     assert dict(checklist.options) == {"questions": QUESTIONS, "hidden_rationale": "The answer is 42."}
+
+
+def test_the_asked_aspect_ratio_becomes_an_image_gate_unless_a_size_is_asked(load: Callable[..., CaseSpec]) -> None:
+    image = load(fields(aspect_ratio="16:9")).graders[0]
+    assert dict(image.options) == {"aspect": pytest.approx(16 / 9), "aspect_tolerance": ASPECT_TOLERANCE}
+    assert dict(load(fields(aspect_ratio="16:9"), params={"size": "1536x1024"}).graders[0].options) == {}
+    assert dict(load(fields()).graders[0].options) == {}
+
+
+def test_the_implied_aspect_gate_passes_a_nearby_supported_size_and_fails_a_stretched_picture(
+    load: Callable[..., CaseSpec], tmp_path: Path
+) -> None:
+    grader = ImageGrader(load(fields(aspect_ratio="4:3")).graders[0].options)
+
+    def aspect_gate(width: int, height: int) -> Gate:
+        picture = Image.new("RGB", (width, height), "white")
+        ImageDraw.Draw(picture).ellipse((10, 10, width - 10, height - 10), fill="teal")
+        encoded = io.BytesIO()
+        picture.save(encoded, format="PNG")
+        artifact = Artifact(name="image-0.png", data=encoded.getvalue(), mime="image/png")
+        return next(g for g in grader.grade(load(fields()), [artifact]).gates if g.name == "aspect")
+
+    assert aspect_gate(1536, 1024).passed  # 3:2, the nearest size many endpoints offer
+    stretched = aspect_gate(round(640 * 1.3), 480)
+    assert not stretched.passed and "has aspect 1.733" in stretched.reason and "expected 1.333" in stretched.reason
+    assert not aspect_gate(1024, 1024).passed
+
+
+@pytest.mark.parametrize("text", ["wide", "16:0", "-4:3"])
+def test_an_aspect_ratio_that_is_not_a_ratio_is_a_collection_error(load: Callable[..., CaseSpec], text: str) -> None:
+    with pytest.raises(CaseFileError, match="is not a ratio such as '16:9'"):
+        load(fields(aspect_ratio=text))
 
 
 def test_official_judge_sees_only_the_full_size_image_and_the_checklist(load: Callable[..., CaseSpec]) -> None:
