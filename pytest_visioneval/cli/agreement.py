@@ -9,7 +9,12 @@ of several models ``suite/id[model]``), ``name`` (a gate or metric name as in
 the results, e.g. ``rubric.verdict``, ``checklist.q7``, ``score.goal``),
 ``label`` (yes/no, pass/fail, true/false, 1/0, or a number) and, optionally,
 ``rater`` (several people may label the same case). See
-:mod:`pytest_visioneval.results.agreement` for what is computed. Exits 1 when
+:mod:`pytest_visioneval.results.agreement` for what is computed.
+
+The first file may instead be a pairwise document (``visioneval pairwise
+--json``): then each pair of runs is one name, ``pairwise A vs B``, labelled
+``a``, ``b`` or ``tie`` (which output is better), as the pairwise page's
+labels export them; accuracy and Cohen's kappa over the three answers. Exits 1 when
 a ``--floor`` is not met, 2 for a label file that cannot be read.
 """
 
@@ -73,7 +78,7 @@ def table(rows: Sequence[Agreement], confidence: float) -> list[str]:
 
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog=prog("agreement"), description=description(__doc__))
-    p.add_argument("results", type=Path, help="results JSON written with --eval-results")
+    p.add_argument("results", type=Path, help="results JSON written with --eval-results, or a pairwise JSON (pairwise --json)")
     p.add_argument("labels", type=Path, help="CSV with columns case, name, label (and rater)")
     p.add_argument("--kind", action="append", default=[], metavar="NAME=KIND", help="binary or numeric (NAME * for all)")
     p.add_argument("--by", default="suite", help="group cases by suite (default), a case field, or none")

@@ -32,7 +32,7 @@ from ..report.pairwise_html import write_pairwise_html
 from ..report.pairwise_text import pairwise_lines
 from ..results.bradley_terry import DEFAULT_PRIOR
 from ..results.compare import Side, sides_of
-from ..results.pairwise import Judgement, Settings, summarize
+from ..results.pairwise import Judgement, Settings, document_id, summarize
 from ..results.statistics import DEFAULT_CONFIDENCE, DEFAULT_RESAMPLES, DEFAULT_SEED
 from .compare import open_fraction, show, whole_number
 from .help_text import description, prog
@@ -218,7 +218,8 @@ def build_document(
     """The summary with what produced it: the runs, the judge, its instructions and its usage."""
     document = summarize(names, judgements, settings)
     runs = [{"name": name, **side.describe()} for name, side in zip(names, sides, strict=True)]
-    return {**document, "runs": runs, "judge": {"name": judge, "instructions": dict(instructions)}, "usage": dict(usage)}
+    judged_by = {"name": judge, "instructions": dict(instructions)}
+    return {"id": document_id(runs, judged_by), **document, "runs": runs, "judge": judged_by, "usage": dict(usage)}
 
 
 if __name__ == "__main__":

@@ -46,6 +46,7 @@ def record_for(item: pytest.Item) -> dict[str, Any]:
             },
             "thresholds": [threshold_entry(t) for t in suite_spec.thresholds],
             "fields": group_fields(case),
+            "graders": {grader.name: grader.use for grader in case.graders},  # a judge renamed in the file is still one
         }
         label = getattr(item, "model_label", None)
         if label is not None:  # one of several models; a run of one fills in its model from the outcome

@@ -47,31 +47,50 @@ JUDGE_GRADERS = frozenset({"rubric", "checklist", "score", "viescore", "image_qu
 DERIVED_METRICS = frozenset({"mean", "std", "normalized", "errors", "total", "score", "overall", "sc", "pq"})
 
 
-def _is_question(name: str) -> bool:
-    """``checklist.q7``: one yes/no answer of a checklist (its value is the share of judges who said yes)."""
-    last = name.rpartition(".")[2]
-    return name.startswith("checklist.") and last[:1] == "q" and last[1:].isdigit()
+def graders_of(case: Mapping[str, Any]) -> dict[str, str]:
+    """The case's graders, name -> kind (``use``), from the record's ``graders``; empty for a record without them."""
+    found = case.get("graders")
+    return {str(name): str(kind) for name, kind in found.items()} if isinstance(found, Mapping) else {}
+
+
+def _grader_of(name: str, graders: Sequence[tuple[str, str]]) -> tuple[str, str]:
+    """(the grader's kind, the rest of the name) of a gate or metric name ``<grader name>.<rest>``.
+
+    ``graders`` (name, kind), longest name first, come from the record's ``graders``, so a judge renamed in a
+    case file (``name: style_check``) is still known as one; a name they do not cover is read by its first
+    part, the grader's default name.
+    """
+    for grader, kind in graders:
+        if name.startswith(grader) and name[len(grader) : len(grader) + 1] == ".":
+            return kind, name[len(grader) + 1 :]
+    first, _, rest = name.partition(".")
+    return first, rest
+
+
+def _is_question(rest: str) -> bool:
+    """``q7``: one yes/no answer of a checklist (its value is the share of judges who said yes)."""
+    return rest[:1] == "q" and rest[1:].isdigit()
 
 
 def judged_items(case: Mapping[str, Any]) -> list[list[Any]]:
     """What a judge decided in a case, for labelling: ``[name, kind, judged, text]``.
 
     ``kind`` is "b" (yes/no: a judge grader's gate, a checklist answer; ``judged`` is 1 or 0) or
-    "n" (a score; ``judged`` is the number). A grader is known by its name's first part, so
-    a judge grader renamed in a case file is not offered.
+    "n" (a score; ``judged`` is the number). A grader is known by its kind (see :func:`_grader_of`).
     """
+    graders = sorted(graders_of(case).items(), key=lambda item: -len(item[0]))  # "a.b" is tried before "a"
     items: list[list[Any]] = []
     for gate in case.get("gates") or []:
-        if str(gate["name"]).partition(".")[0] in JUDGE_GRADERS:
+        if _grader_of(str(gate["name"]), graders)[0] in JUDGE_GRADERS:
             items.append([gate["name"], "b", 1 if gate["passed"] else 0, str(gate.get("reason", ""))])
     for metric in case.get("metrics") or []:
         name = str(metric["name"])
-        grader, _, rest = name.partition(".")
-        if grader not in JUDGE_GRADERS or not rest:
+        kind, rest = _grader_of(name, graders)
+        if kind not in JUDGE_GRADERS or not rest:
             continue
-        if _is_question(name):
+        if kind == "checklist" and _is_question(rest):
             items.append([name, "b", 1 if metric["value"] >= 0.5 else 0, str(metric.get("reason", ""))])
-        elif not (set(rest.split(".")) & DERIVED_METRICS or rest.startswith("failure_tag.") or grader == "checklist"):
+        elif not (set(rest.split(".")) & DERIVED_METRICS or rest.startswith("failure_tag.") or kind == "checklist"):
             items.append([name, "n", metric["value"], str(metric.get("reason", ""))])
     return items
 

@@ -1,7 +1,8 @@
-// The script of every visioneval page. Sortable tables; then, in the report, the case list: a dense table (one row per case) or cards, filters, sorting and pages
-// kept in the URL fragment, one case's card, the image viewer, and labels of the judges' decisions for calibration.
-// Reads the JSON in #report-data (see html_cases.py); builds every node with textContent, never innerHTML,
-// so text from models and judges can never become markup.
+// The script of every visioneval page. Sortable tables; labels for judge calibration (kept in the browser, exported and
+// merged as CSV); on the pairwise page, labelling its verdicts; then, in the report, the case list: a dense table (one
+// row per case) or cards, filters, sorting and pages kept in the URL fragment, one case's card, the image viewer, and
+// labels of the judges' decisions. Reads the JSON in #report-data (see html_cases.py); builds every node with
+// textContent, never innerHTML, so text from models and judges can never become markup.
 (() => {
   "use strict";
   // Every page (report, compare, pairwise): click a header of a table.sortable to sort by its column
@@ -27,6 +28,215 @@
       rows.forEach((row) => body.appendChild(row));
     });
   }
+
+  // -- labels, on the report and the pairwise page: one person's own labels and other raters' merged ones, kept in
+  // localStorage under the page's document (so the static file works offline and a reload keeps them), exported and
+  // merged as the CSV case,name,label,rater that `agreement` reads. A label's id is JSON [case, name].
+
+  function newStore() {
+    return { rater: "", own: {}, others: [] };
+  }
+
+  function loadStore(key, note) {
+    try {
+      const saved = JSON.parse(localStorage.getItem(key) || "null");
+      if (saved && typeof saved.own === "object" && Array.isArray(saved.others)) return saved;
+    } catch (error) {
+      note(`the saved labels cannot be read (${error.message}); starting afresh`);
+    }
+    return newStore();
+  }
+
+  function saveStore(key, store, note) {
+    try {
+      localStorage.setItem(key, JSON.stringify(store));
+    } catch (error) {
+      note(`labels not saved in this browser (${error.message}): export them`);
+    }
+  }
+
+  function csvField(value) {
+    const text = String(value);
+    return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
+  }
+
+  // Downloads the CSV: own labels under the rater's name, then the merged ones; says how many it wrote.
+  function exportStore(store, stem, note) {
+    const rater = store.rater || "rater";
+    const lines = [["case", "name", "label", "rater"]];
+    for (const [id, value] of Object.entries(store.own)) {
+      const [lk, name] = JSON.parse(id);
+      lines.push([lk, name, value, rater]);
+    }
+    for (const row of store.others) lines.push(row);
+    const text = lines.map((line) => line.map(csvField).join(",")).join("\r\n") + "\r\n";
+    const link = document.createElement("a");
+    link.href = URL.createObjectURL(new Blob([text], { type: "text/csv" }));
+    link.download = `labels-${stem}-${rater}.csv`.replace(/[^\w.-]+/g, "_");
+    document.body.append(link);
+    link.click();
+    link.remove();
+    note(`exported ${lines.length - 1} label(s)`);
+  }
+
+  // RFC 4180: fields in double quotes may hold commas, quotes ("") and line breaks.
+  function parseCsv(text) {
+    const rows = [];
+    let row = [], field = "", quoted = false;
+    for (let i = 0; i < text.length; i++) {
+      const ch = text[i];
+      if (quoted) {
+        if (ch === '"' && text[i + 1] === '"') field += text[++i];
+        else if (ch === '"') quoted = false;
+        else field += ch;
+      } else if (ch === '"') quoted = true;
+      else if (ch === ",") {
+        row.push(field);
+        field = "";
+      } else if (ch === "\n" || ch === "\r") {
+        if (ch === "\r" && text[i + 1] === "\n") i++;
+        row.push(field);
+        rows.push(row);
+        row = [];
+        field = "";
+      } else field += ch;
+    }
+    if (field !== "" || row.length) rows.push(row.concat(field));
+    return rows.filter((r) => r.some((f) => f.trim() !== ""));
+  }
+
+  // A CSV of case,name,label[,rater]: another person's labels join the export; rows under this page's rater are its own.
+  // Returns what to tell the person, and whether the store changed.
+  function mergeIntoStore(store, name, text) {
+    const [header, ...rows] = parseCsv(text.replace(/^\uFEFF/, ""));
+    const column = Object.fromEntries((header || []).map((h, i) => [h.trim(), i]));
+    const missing = ["case", "name", "label"].filter((k) => !(k in column));
+    if (missing.length) {
+      return { changed: false, message: `${name}: missing column(s) ${missing.join(", ")} (need case, name, label; rater optional)` };
+    }
+    const fallback = name.replace(/\.csv$/i, "");
+    const raters = new Set();
+    let own = 0, other = 0;
+    for (const row of rows) {
+      const [lk, labelName, label] = ["case", "name", "label"].map((k) => (row[column[k]] || "").trim());
+      const rater = ("rater" in column ? (row[column.rater] || "").trim() : "") || fallback;
+      if (!lk || !labelName) continue;
+      if (rater === (store.rater || "rater")) {
+        store.own[JSON.stringify([lk, labelName])] = label;
+        own++;
+        continue;
+      }
+      store.others = store.others.filter((o) => !(o[0] === lk && o[1] === labelName && o[3] === rater));
+      store.others.push([lk, labelName, label, rater]);
+      raters.add(rater);
+      other++;
+    }
+    const message = `merged ${name}: ${other} label(s) of ${[...raters].join(", ") || "nobody else"}` + (own ? `, ${own} of yours` : "");
+    return { changed: true, message };
+  }
+
+  // The label bar's rater field, export button and merge field (templates/macros.html.j2 label_bar).
+  function bindLabelBar(store, save, exportLabels, merged) {
+    const rater = document.getElementById("l-rater");
+    const input = document.getElementById("l-import");
+    rater.value = store.rater;
+    rater.addEventListener("input", () => {
+      store.rater = rater.value.trim();
+      save();
+    });
+    document.getElementById("l-export").addEventListener("click", exportLabels);
+    input.addEventListener("change", () => {
+      const file = input.files[0];
+      if (!file) return;
+      const reader = new FileReader();
+      reader.onload = () => merged(file.name, String(reader.result));
+      reader.onerror = () => merged(file.name, null, `${file.name}: cannot read (${reader.error})`);
+      reader.readAsText(file);
+      input.value = "";
+    });
+  }
+
+  // -- the pairwise page: a person says which output is better (A, B or a tie) for each verdict --
+
+  const PREFERRED = { a: "A better", b: "B better", tie: "a tie" };
+
+  function pairwiseLabels(root) {
+    const rows = Array.from(root.querySelectorAll("tr.pair-item"));
+    const key = "visioneval-pair-labels:" + root.dataset.pairwiseId;
+    const note = (text) => (document.getElementById("l-note").textContent = text);
+    const idOf = (row) => JSON.stringify([row.dataset.case, row.dataset.name]);
+    const store = loadStore(key, note);
+    let current = -1;
+
+    function progress() {
+      const done = rows.filter((row) => idOf(row) in store.own).length;
+      document.getElementById("l-progress").textContent = `${done} of ${rows.length} labelled`;
+    }
+    function save() {
+      saveStore(key, store, note);
+      progress();
+    }
+    // The judge's verdict shows once the person has answered, so it cannot sway them.
+    function show(row) {
+      const value = store.own[idOf(row)];
+      row.classList.toggle("labelled", value !== undefined);
+      for (const button of row.querySelectorAll("button[data-answer]")) {
+        button.setAttribute("aria-pressed", String(button.dataset.answer === value));
+      }
+      const same = value === row.dataset.judged ? " (as the judge)" : " (the judge differs)";
+      row.querySelector(".mine").textContent = value === undefined ? "" : `you: ${PREFERRED[value] || value}${same}`;
+    }
+    function moveTo(index) {
+      if (!rows.length) return;
+      current = Math.min(Math.max(index, 0), rows.length - 1);
+      rows.forEach((row, i) => row.classList.toggle("current", i === current));
+      rows[current].scrollIntoView({ block: "nearest" });
+    }
+    function answer(row, value) {
+      store.own[idOf(row)] = value;
+      save();
+      show(row);
+    }
+
+    bindLabelBar(store, save, () => exportStore(store, root.dataset.pairwiseId, note), (name, text, problem) => {
+      if (text === null) return note(problem);
+      const done = mergeIntoStore(store, name, text);
+      if (done.changed) {
+        save();
+        rows.forEach(show);
+      }
+      note(done.message);
+    });
+    document.getElementById("l-start").addEventListener("click", () => {
+      const first = rows.findIndex((row) => !(idOf(row) in store.own));
+      moveTo(first < 0 ? 0 : first);
+    });
+    root.addEventListener("click", (event) => {
+      const button = event.target.closest("tr.pair-item button[data-answer]");
+      if (!button) return;
+      const row = button.closest("tr.pair-item");
+      moveTo(rows.indexOf(row));
+      answer(row, button.dataset.answer);
+    });
+    const KEYS = { a: "a", b: "b", t: "tie" };
+    document.addEventListener("keydown", (event) => {
+      if (event.ctrlKey || event.metaKey || event.altKey || event.target.closest("input, select, textarea")) return;
+      if (event.key === "j") moveTo(current + 1);
+      else if (event.key === "k") moveTo(current < 0 ? 0 : current - 1);
+      else if (event.key in KEYS && rows.length) {
+        if (current < 0) moveTo(0);
+        answer(rows[current], KEYS[event.key]);
+        moveTo(current + 1);
+      } else return;
+      event.preventDefault();
+    });
+    rows.forEach(show);
+    progress();
+  }
+
+  const pairLabels = document.getElementById("pair-labels");
+  if (pairLabels) pairwiseLabels(pairLabels);
+
   const source = document.getElementById("report-data");
   if (!source) {
     document.body.dataset.ready = "1"; // compare and pairwise: no case list
@@ -502,23 +712,10 @@
       }
     }
   }
-  let store = { rater: "", own: {}, others: [] };
-
-  function loadLabels() {
-    try {
-      const saved = JSON.parse(localStorage.getItem(STORE) || "null");
-      if (saved && typeof saved.own === "object" && Array.isArray(saved.others)) store = saved;
-    } catch (error) {
-      note(`the saved labels cannot be read (${error.message}); starting afresh`);
-    }
-  }
+  let store = newStore();
 
   function saveLabels() {
-    try {
-      localStorage.setItem(STORE, JSON.stringify(store));
-    } catch (error) {
-      note(`labels not saved in this browser (${error.message}): export them`);
-    }
+    saveStore(STORE, store, note);
     progress();
   }
 
@@ -638,108 +835,22 @@
     event.preventDefault();
   }
 
-  function csvField(value) {
-    const text = String(value);
-    return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
-  }
-
-  function exportLabels() {
-    const rater = store.rater || "rater";
-    const lines = [["case", "name", "label", "rater"]];
-    for (const [id, value] of Object.entries(store.own)) {
-      const [lk, name] = JSON.parse(id);
-      lines.push([lk, name, value, rater]);
-    }
-    for (const row of store.others) lines.push(row);
-    const text = lines.map((line) => line.map(csvField).join(",")).join("\r\n") + "\r\n";
-    const link = el("a");
-    link.href = URL.createObjectURL(new Blob([text], { type: "text/csv" }));
-    link.download = `labels-${data.run || "run"}-${rater}.csv`.replace(/[^\w.-]+/g, "_");
-    document.body.append(link);
-    link.click();
-    link.remove();
-    note(`exported ${lines.length - 1} label(s)`);
-  }
-
-  // RFC 4180: fields in double quotes may hold commas, quotes ("") and line breaks.
-  function parseCsv(text) {
-    const rows = [];
-    let row = [], field = "", quoted = false;
-    for (let i = 0; i < text.length; i++) {
-      const ch = text[i];
-      if (quoted) {
-        if (ch === '"' && text[i + 1] === '"') field += text[++i];
-        else if (ch === '"') quoted = false;
-        else field += ch;
-      } else if (ch === '"') quoted = true;
-      else if (ch === ",") {
-        row.push(field);
-        field = "";
-      } else if (ch === "\n" || ch === "\r") {
-        if (ch === "\r" && text[i + 1] === "\n") i++;
-        row.push(field);
-        rows.push(row);
-        row = [];
-        field = "";
-      } else field += ch;
-    }
-    if (field !== "" || row.length) rows.push(row.concat(field));
-    return rows.filter((r) => r.some((f) => f.trim() !== ""));
-  }
-
-  // A CSV of case,name,label[,rater]: another person's labels join the export; rows under this page's rater are its own.
-  function importLabels(name, text) {
-    const [header, ...rows] = parseCsv(text.replace(/^\uFEFF/, ""));
-    const column = Object.fromEntries((header || []).map((h, i) => [h.trim(), i]));
-    const missing = ["case", "name", "label"].filter((k) => !(k in column));
-    if (missing.length) {
-      note(`${name}: missing column(s) ${missing.join(", ")} (need case, name, label; rater optional)`);
-      return;
-    }
-    const fallback = name.replace(/\.csv$/i, "");
-    const raters = new Set();
-    let own = 0, other = 0;
-    for (const row of rows) {
-      const [lk, label_name, label] = ["case", "name", "label"].map((k) => (row[column[k]] || "").trim());
-      const rater = ("rater" in column ? (row[column.rater] || "").trim() : "") || fallback;
-      if (!lk || !label_name) continue;
-      if (rater === (store.rater || "rater")) {
-        store.own[JSON.stringify([lk, label_name])] = label;
-        own++;
-        continue;
-      }
-      store.others = store.others.filter((o) => !(o[0] === lk && o[1] === label_name && o[3] === rater));
-      store.others.push([lk, label_name, label, rater]);
-      raters.add(rater);
-      other++;
-    }
-    saveLabels();
-    draw();
-    note(`merged ${name}: ${other} label(s) of ${[...raters].join(", ") || "nobody else"}` + (own ? `, ${own} of yours` : ""));
-  }
-
   function setupLabels() {
     if (!allItems.length) return;
     $("labelbar").hidden = false;
-    loadLabels();
-    $("l-rater").value = store.rater;
-    $("l-rater").addEventListener("input", () => {
-      store.rater = $("l-rater").value.trim();
-      saveLabels();
+    store = loadStore(STORE, note);
+    bindLabelBar(store, saveLabels, () => exportStore(store, data.run || "run", note), (name, text, problem) => {
+      if (text === null) return note(problem);
+      const done = mergeIntoStore(store, name, text);
+      if (done.changed) {
+        saveLabels();
+        draw();
+      }
+      note(done.message);
     });
-    $("l-export").addEventListener("click", exportLabels);
     $("l-start").addEventListener("click", () => {
       state.item = "";
       step(1);
-    });
-    $("l-import").addEventListener("change", () => {
-      const file = $("l-import").files[0];
-      if (!file) return;
-      const reader = new FileReader();
-      reader.onload = () => importLabels(file.name, String(reader.result));
-      reader.onerror = () => note(`${file.name}: cannot read (${reader.error})`);
-      reader.readAsText(file);
-      $("l-import").value = "";
     });
     progress();
   }

@@ -1,27 +1,35 @@
 """The top of the report: the run, the exit status, thresholds, benchmark scores and aggregate tables.
 
-Static HTML built here (every value escaped); long parts are ``<details>``
-blocks, closed unless they hold a failure, so the case list starts near the
-top of the page.
+Static HTML from the macros of ``templates/summary.html.j2`` (every value
+escaped by the template); this module gives them their values. Long parts are
+``<details>`` blocks, closed unless they hold a failure, so the case list
+starts near the top of the page.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping, Sequence
-from html import escape
+from collections.abc import Mapping, Sequence
 from typing import Any
+
+from markupsafe import Markup
 
 from ..protocols.scoring import describe
 from ..results.statistics import DEFAULT_CONFIDENCE
+from .html_shell import macros
+from .view_html import Cell
 
 COUNTS = ("cases", "passed", "failed", "errors", "skipped", "xfailed", "xpassed")
 # A threshold's status -> its word and style, in the order the table lists them.
 _STATUS = {"missed": ("FAIL", "fail"), "inconclusive": ("INCONCLUSIVE", "warn"), "met": ("PASS", "pass")}
 
 
-def e(value: object) -> str:
-    return escape(str(value), quote=True)
+def _m() -> Any:
+    return macros("summary.html.j2")
+
+
+def _styled(cls: str, text: object, tag: str = "span") -> Cell:
+    return Cell(macros("macros.html.j2").styled(cls, text, tag))
 
 
 def _num(value: float | None) -> str:
@@ -48,31 +56,13 @@ def _ci(aggregates: Mapping[str, Any]) -> str:
     return f"{100 * aggregates.get('confidence', DEFAULT_CONFIDENCE):g}% CI"
 
 
-def _rate(value: float | None) -> str:
-    if value is None:
-        return "-"
-    meter = f'<meter min="0" max="1" low="0.5" high="0.95" optimum="1" value="{value:.4f}"></meter>'
-    return f'<span class="rate">{meter}{_pct(value)}</span>'
+def _rate(value: float | None) -> Any:
+    return "-" if value is None else _m().rate(value, _pct(value))
 
 
-class Num(str):
-    """A table cell that is right-aligned."""
-
-
-def table(header: Sequence[str], rows: Iterable[Sequence[str]], row_classes: Sequence[str] = ()) -> str:
-    """Cells are already HTML; :class:`Num` cells are right-aligned."""
-    head = "".join(f"<th>{e(h)}</th>" for h in header)
-    body = []
-    for index, row in enumerate(rows):
-        cells = "".join(f'<td class="num">{c}</td>' if isinstance(c, Num) else f"<td>{c}</td>" for c in row)
-        cls = f' class="{row_classes[index]}"' if index < len(row_classes) and row_classes[index] else ""
-        body.append(f"<tr{cls}>{cells}</tr>")
-    return f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"
-
-
-def _block(title: str, body: str, *, open_: bool = False, ident: str = "") -> str:
-    attrs = (f' id="{e(ident)}"' if ident else "") + (" open" if open_ else "")
-    return f'<details class="block"{attrs}><summary>{title}</summary>{body}</details>'
+def Num(value: object) -> Cell:  # noqa: N802 - reads as the cell kind it makes
+    """A right-aligned table cell."""
+    return Cell(str(value), numeric=True)
 
 
 def header(document: Mapping[str, Any]) -> str:
@@ -91,31 +81,21 @@ def header(document: Mapping[str, Any]) -> str:
         ("output dir", run.get("output_dir")),
         *((f"judge {name}", _provenance(fields)) for name, fields in (document.get("judges") or {}).items()),
     ]
-    parts = ['<dl class="run">']
-    parts += [f"<dt>{e(k)}</dt><dd>{e(v)}</dd>" for k, v in fields if v not in (None, "")]
-    parts.append("</dl>")
-
     exit_info = document.get("exit", {})
-    status = exit_info.get("status")
-    reasons = exit_info.get("reasons", [])
-    ok = status == 0
-    parts.append(f'<div class="exit {"ok" if ok else "bad"}"><strong>exit status {e(status)}</strong>')
-    if reasons:
-        parts.append("<ul>" + "".join(f"<li>{e(r)}</li>" for r in reasons) + "</ul>")
-    elif ok:
-        parts.append(" &mdash; all gates passed")
-    parts.append("</div>")
-    warnings = exit_info.get("warnings") or []  # e.g. every benchmark score 0: never the status, but said loudly
-    if warnings:
-        parts.append('<div class="exit warn"><ul>' + "".join(f"<li>{e(w)}</li>" for w in warnings) + "</ul></div>")
+    incomplete = None
     if document.get("complete") is False:
-        incomplete = document.get("incomplete") or {}
-        parts.append(
-            f'<div class="exit bad"><strong>incomplete run</strong>: {e(incomplete.get("reason", ""))}; '
-            f"{len(incomplete.get('not_run', []))} case(s) did not run</div>"
+        missing = document.get("incomplete") or {}
+        incomplete = {"reason": missing.get("reason", ""), "not_run": len(missing.get("not_run", []))}
+    return str(
+        _m().header(
+            [(k, v) for k, v in fields if v not in (None, "")],
+            exit_info.get("status"),
+            exit_info.get("reasons", []),
+            exit_info.get("warnings") or [],  # e.g. every benchmark score 0: never the status, but said loudly
+            incomplete,
+            _thresholds(document.get("thresholds", [])),
         )
-    parts.append(_thresholds(document.get("thresholds", [])))
-    return "\n".join(parts)
+    )
 
 
 def _provenance(fields: Mapping[str, Any]) -> str:
@@ -136,78 +116,55 @@ def _status(threshold: Mapping[str, Any]) -> str:
     return str(threshold.get("status") or ("met" if threshold["passed"] else "missed"))
 
 
-def _status_cell(threshold: Mapping[str, Any]) -> str:
-    word, style = _STATUS[_status(threshold)]
-    return f'<span class="{style}">{word}</span>'
-
-
-def _thresholds(thresholds: Sequence[Mapping[str, Any]]) -> str:
-    if not thresholds:
-        return '<p class="small">no thresholds were checked</p>'
-    missed = sum(1 for t in thresholds if _status(t) == "missed")
-    inconclusive = sum(1 for t in thresholds if _status(t) == "inconclusive")
+def _thresholds(thresholds: Sequence[Mapping[str, Any]]) -> Markup:
+    ordered = sorted(thresholds, key=lambda t: list(_STATUS).index(_status(t)))
     rows = [
         (
-            _status_cell(t),
-            e(t["message"]),
+            _styled(_STATUS[_status(t)][1], _STATUS[_status(t)][0]),
+            t["message"],
             Num(_num(t.get("observed"))),
-            f"<code>{e(t.get('source', ''))}</code>",
+            _styled("", t.get("source", ""), "code"),
         )
-        for t in sorted(thresholds, key=lambda t: list(_STATUS).index(_status(t)))
+        for t in ordered
     ]
-    counts = [f'<span class="fail">{missed} missed</span>' if missed else ""]
-    counts.append(f'<span class="warn">{inconclusive} inconclusive</span>' if inconclusive else "")
-    title = f"Thresholds: {len(thresholds)} checked, " + (", ".join(filter(None, counts)) or "all met")
-    unmet = bool(missed or inconclusive)
-    return _block(title, table(("result", "threshold", "observed", "source"), rows), open_=unmet, ident="thresholds")
+    missed = sum(1 for t in thresholds if _status(t) == "missed")
+    inconclusive = sum(1 for t in thresholds if _status(t) == "inconclusive")
+    return _m().thresholds_block(rows, len(thresholds), missed, inconclusive)
 
 
-def _counts_row(name: str, summary: Mapping[str, Any]) -> list[str]:
-    rate = [_rate(summary.get("pass_rate")), Num(_pct_range(summary, "pass_rate_ci_low", "pass_rate_ci_high"))]
-    return [e(name)] + [Num(e(summary.get(k, 0))) for k in COUNTS] + rate
+def _counts_row(name: str, summary: Mapping[str, Any]) -> list[Any]:
+    rate = [Cell(_rate(summary.get("pass_rate"))), Num(_pct_range(summary, "pass_rate_ci_low", "pass_rate_ci_high"))]
+    return [name] + [Num(summary.get(k, 0)) for k in COUNTS] + rate
 
 
-def _suite_details(name: str, summary: Mapping[str, Any], ci: str) -> str:
-    parts = ['<div class="grid">']
-    gates = summary.get("gates", {})
-    if gates:
-        gate_rows = [
-            (e(g), Num(f"{s['passed']}/{s['evaluated']}"), _rate(s["pass_rate"]), Num(_pct_range(s))) for g, s in gates.items()
-        ]
-        parts.append("<div>" + table(("gate", "passed", "pass rate", ci), gate_rows) + "</div>")
-    metrics = summary.get("metrics", {})
-    if metrics:
-        rows = [
-            (
-                e(m),
-                Num(_num(s["mean"])),
-                Num(_range(s.get("ci_low"), s.get("ci_high"))),
-                Num(_num(s["std"])),
-                Num(_num(s["min"])),
-                Num(_num(s["max"])),
-                Num(s["n"]),
-            )
-            for m, s in metrics.items()
-        ]
-        parts.append("<div>" + table(("metric", "mean", ci, "std", "min", "max", "n"), rows) + "</div>")
-    parts.append("</div>")
-    skipped = summary.get("skipped_graders", {})
-    if skipped:
-        items = "".join(f"<li>{e(what)} &mdash; {count} case(s)</li>" for what, count in skipped.items())
-        parts.append(f'<div class="small">not graded:<ul>{items}</ul></div>')
+def _suite_details(name: str, summary: Mapping[str, Any], ci: str) -> Markup:
+    gates = [
+        (g, Num(f"{s['passed']}/{s['evaluated']}"), Cell(_rate(s["pass_rate"])), Num(_pct_range(s)))
+        for g, s in summary.get("gates", {}).items()
+    ]
+    metrics = [
+        (
+            m,
+            Num(_num(s["mean"])),
+            Num(_range(s.get("ci_low"), s.get("ci_high"))),
+            Num(_num(s["std"])),
+            Num(_num(s["min"])),
+            Num(_num(s["max"])),
+            Num(s["n"]),
+        )
+        for m, s in summary.get("metrics", {}).items()
+    ]
+    skipped = list(summary.get("skipped_graders", {}).items())
     failing = bool(summary.get("failed") or summary.get("errors"))
-    return f'<details class="block suite"{" open" if failing else ""}><summary>{e(name)}</summary>{"".join(parts)}</details>'
+    return _m().suite_details(name, gates, metrics, skipped, ci, failing)
 
 
-def _compact_table(groups: Mapping[str, Mapping[str, Any]], ci: str) -> str:
+def _compact_rows(groups: Mapping[str, Mapping[str, Any]]) -> list[list[Any]]:
     rows = []
     for name, summary in groups.items():
-        means = ", ".join(
-            f'<span class="nowrap">{e(m)} {s["mean"]:.4f}&plusmn;{s["std"]:.4f}</span>'
-            for m, s in summary.get("metrics", {}).items()
-        )
-        rows.append([*_counts_row(name, summary), f'<span class="small">{means}</span>'])
-    return table(("", *COUNTS, "pass rate", ci, "metrics (mean ± std)"), rows)
+        means = [(m, s["mean"], s["std"]) for m, s in summary.get("metrics", {}).items()]
+        rows.append([*_counts_row(name, summary), Cell(_m().means(means))])
+    return rows
 
 
 def _fmt_score(stats: Mapping[str, Any] | None) -> str:
@@ -225,16 +182,22 @@ def benchmarks(results: Mapping[str, Any]) -> str:
     for protocol, result in results.items():
         scores = result.get("scores", {})
         overall = ", ".join(f"{n} {_fmt_score(s)}" for n, s in scores.items()) or "-"
-        rows.append([f"<strong>{e(protocol)}</strong>", e(overall), f'<span class="small">{e(describe(result))}</span>'])
+        rows.append(
+            [
+                _styled("", protocol, "strong"),
+                overall,
+                _styled("small", describe(result)),
+            ]
+        )
         names = list(scores)
         by_group = [
-            [e(f"{field}={value}"), *(_fmt_score(values_scores.get(n)) for n in names)]
+            [f"{field}={value}", *(_fmt_score(values_scores.get(n)) for n in names)]
             for field, values in result.get("groups", {}).items()
             for value, values_scores in values.items()
         ]
         if names and by_group:
-            groups.append(_block(f"{e(protocol)} by group ({len(by_group)})", table(("", *names), by_group)))
-    return '<h2 id="scores">Benchmark scores</h2>' + table(("protocol", "scores", "how"), rows) + "".join(groups)
+            groups.append((f"{protocol} by group ({len(by_group)})", ("", *names), by_group))
+    return str(_m().benchmarks(rows, groups))
 
 
 def aggregates(aggregates: Mapping[str, Any]) -> str:
@@ -245,29 +208,29 @@ def aggregates(aggregates: Mapping[str, Any]) -> str:
         rows.append(_counts_row("all cases", aggregates["overall"]))
         classes.append("total")
     ci = _ci(aggregates)
-    parts = ['<h2 id="suites">Suites</h2>', table(("suite", *COUNTS, "pass rate", ci), rows, classes)]
-    if suites:
-        parts.append(
-            _block(
-                f"gates and metrics per suite ({len(suites)})",
-                "".join(_suite_details(n, s, ci) for n, s in suites.items()),
-                open_=False,
-            )
+    details = [_suite_details(n, s, ci) for n, s in suites.items()]
+    compact = [
+        (
+            f"{title} ({len(aggregates[key])})",
+            ("", *COUNTS, "pass rate", ci, "metrics (mean ± std)"),
+            _compact_rows(aggregates[key]),
         )
-    for key, title in (("protocols", "By protocol"), ("tags", "By tag")):
-        if aggregates.get(key):
-            parts.append(_block(f"{title} ({len(aggregates[key])})", _compact_table(aggregates[key], ci)))
-    return "\n".join(parts)
+        for key, title in (("protocols", "By protocol"), ("tags", "By tag"))
+        if aggregates.get(key)
+    ]
+    return str(_m().aggregates(rows, classes, ci, details, compact, COUNTS))
 
 
 def timings(per_suite: Mapping[str, Any] | None) -> str:
     """How long cases took (not metrics: they measure the machine), in a closed block."""
     rows = [
-        [e(suite), e(name), Num(f"{s['mean']:.3f}"), Num(f"{s['max']:.3f}"), Num(f"{s['total']:.3f}"), Num(s["n"])]
+        [suite, name, Num(f"{s['mean']:.3f}"), Num(f"{s['max']:.3f}"), Num(f"{s['total']:.3f}"), Num(s["n"])]
         for suite, names in (per_suite or {}).items()
         for name, s in names.items()
     ]
-    return _block("Timings (seconds)", table(("suite", "timing", "mean", "max", "total", "n"), rows)) if rows else ""
+    if not rows:
+        return ""
+    return str(_m().block("Timings (seconds)", _m().table(("suite", "timing", "mean", "max", "total", "n"), rows)))
 
 
 def mutation(result: Mapping[str, Any] | None) -> str:
@@ -276,35 +239,26 @@ def mutation(result: Mapping[str, Any] | None) -> str:
     suites = (result or {}).get("suites", {})
     if not suites:
         return ""
-    rows = [[e(name), Num(s["cases"]), *_mutation_cells(s)[:3]] for name, s in suites.items()]
+    rows = [[name, Num(s["cases"]), *_mutation_cells(s)[:3]] for name, s in suites.items()]
     family_rows = [
-        [e(name), e(family), *_mutation_cells(counts)]
-        for name, s in suites.items()
-        for family, counts in s.get("families", {}).items()
+        [name, family, *_mutation_cells(counts)] for name, s in suites.items() for family, counts in s.get("families", {}).items()
     ]
     first = next(iter(suites.values()))
-    drawn = f"Seed {e(first['seed'])}, {e(first['per_family'])} mutants per family and case. " if "seed" in first else ""
-    note = f"<p>{drawn}Judge-only: no deterministic gate of the case can see what the mutant breaks; not counted.</p>"
-    parts = ["<h2>Mutation self-test</h2>", note, table(("suite", "cases", "broken caught", "score", "legitimate passed"), rows)]
-    if family_rows:
-        header = ("suite", "family", "broken caught", "score", "legitimate passed", "judge-only")
-        parts += ["<h3>Per property family</h3>", table(header, family_rows)]
+    drawn = f"Seed {first['seed']}, {first['per_family']} mutants per family and case. " if "seed" in first else ""
     items = [
-        f"<li>missed: {e(m['case'])}: {e(m['mutant'])} ({e(m['description'])}): the suite cannot see this</li>"
+        f"missed: {m['case']}: {m['mutant']} ({m['description']}): the suite cannot see this"
         for s in suites.values()
         for m in s["missed"]
     ]
     items += [
-        f"<li>brittle: {e(b['case'])}: {e(b['mutant'])} ({e(b['description'])}) failed {e(b['failed'])}</li>"
+        f"brittle: {b['case']}: {b['mutant']} ({b['description']}) failed {b['failed']}"
         for s in suites.values()
         for b in s["brittle"]
     ]
-    if items:
-        parts.append("<ul>" + "".join(items) + "</ul>")
-    return "\n".join(parts)
+    return str(_m().mutation(drawn, rows, family_rows, items))
 
 
-def _mutation_cells(counts: Mapping[str, Any]) -> list[str]:
+def _mutation_cells(counts: Mapping[str, Any]) -> list[Any]:
     """Broken caught (of those a gate could see), score, legitimate passed, judge-only."""
     seen = counts["broken"] - counts.get("judge_only", 0)
     caught = Num(f"{counts['caught']}/{seen}") if counts["broken"] else Num("-")

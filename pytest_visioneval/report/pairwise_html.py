@@ -1,9 +1,11 @@
 """Pairwise judging (:mod:`pytest_visioneval.results.pairwise`) as one self-contained HTML page.
 
 The ranking, each pair's counts and every verdict with the judge's reasons in
-both orders. Shares the style, sorting script and Content-Security-Policy of
-the ``compare`` page; model names, case ids and the judge's reasons are
-escaped.
+both orders, the outputs as the judge saw them, and a table where a person
+says which output is better, to measure the judge against (``agreement``).
+The page is ``templates/pairwise.html.j2``, sharing the shell, style, script
+and Content-Security-Policy of the report; model names, case ids and the
+judge's reasons are escaped by the template.
 """
 
 from __future__ import annotations
@@ -13,11 +15,13 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from .run_pictures import RunCases, picture_cell, pictures_of
-from .view_html import escaped, html_table, interval_svg, markup_cell, number_cell, page, write_page
+from ..results.pairwise import document_id
+from ..results.preference import VALUES, pair_name
+from .run_pictures import Pictures, RunCases, picture_cell, pictures_of
+from .view_html import interval_cell, number_cell, render, write_page
 
 
-def _rate(block: Mapping[str, Any]) -> list[str]:
+def _rate(block: Mapping[str, Any]) -> list[Any]:
     rate = block["win_rate"]
     if rate is None:
         return [number_cell("-"), number_cell("-"), ""]
@@ -26,11 +30,11 @@ def _rate(block: Mapping[str, Any]) -> list[str]:
         number_cell(f"{100 * rate:.1f}%", rate),
         number_cell(f"[{100 * block['low']:.1f}%, {100 * block['high']:.1f}%]", block["low"]),
         # Drawn around an even split: an interval clear of 50% means one side is preferred.
-        markup_cell(interval_svg(block["low"] - 0.5, rate - 0.5, block["high"] - 0.5, verdict)),
+        interval_cell(block["low"] - 0.5, rate - 0.5, block["high"] - 0.5, verdict),
     ]
 
 
-def _count_row(pair: Mapping[str, Any], group: str, block: Mapping[str, Any]) -> list[str]:
+def _count_row(pair: Mapping[str, Any], group: str, block: Mapping[str, Any]) -> list[Any]:
     return [
         f"{pair['a']} vs {pair['b']}",
         group,
@@ -44,7 +48,7 @@ def _count_row(pair: Mapping[str, Any], group: str, block: Mapping[str, Any]) ->
     ]
 
 
-def _ranking(ranking: Mapping[str, Any], level: str) -> str:
+def _ranking(ranking: Mapping[str, Any]) -> dict[str, Any]:
     rows = []
     for m in ranking["models"]:
         low, mid, high = (math.log(m[k]) for k in ("low", "strength", "high"))
@@ -55,15 +59,13 @@ def _ranking(ranking: Mapping[str, Any], level: str) -> str:
                 m["model"],
                 number_cell(f"{m['strength']:.3g}", m["strength"]),
                 number_cell(f"[{m['low']:.3g}, {m['high']:.3g}]", m["low"]),
-                markup_cell(interval_svg(low, mid, high, verdict)),
+                interval_cell(low, mid, high, verdict),
                 number_cell(str(m["wins"]), m["wins"]),
                 number_cell(str(m["ties"]), m["ties"]),
                 number_cell(str(m["losses"]), m["losses"]),
             ]
         )
-    table = html_table(["rank", "model", "strength", f"{level} interval", "", "wins", "ties", "losses"], rows)
-    note = f'<p class="small">Not ranked (no judged comparison): {escaped(", ".join(ranking["not_ranked"]))}.</p>'
-    return table + (note if ranking["not_ranked"] else "")
+    return {"rows": rows, "not_ranked": ranking["not_ranked"], "cases": ranking.get("cases")}
 
 
 def _verdict(pair: Mapping[str, Any], judgement: Mapping[str, Any]) -> str:
@@ -82,78 +84,119 @@ def _answer(judgement: Mapping[str, Any], order: str) -> str:
     return f"{found['preference']}: {found['reason']}"
 
 
-def _judgements(pair: Mapping[str, Any]) -> str:
-    rows = [
-        [
-            j["case"],
-            j["suite"],
-            _verdict(pair, j),
-            _answer(j, "a-first"),
-            _answer(j, "b-first"),
-            j.get("error") or "",
-        ]
+def _verdict_rows(pair: Mapping[str, Any]) -> list[list[Any]]:
+    return [
+        [j["case"], j["suite"], _verdict(pair, j), _answer(j, "a-first"), _answer(j, "b-first"), j.get("error") or ""]
         for j in pair["judgements"]
     ]
-    header = ["case", "suite", "verdict", f"{pair['a']} shown first", f"{pair['b']} shown first", "error"]
-    summary = f"{escaped(pair['a'])} vs {escaped(pair['b'])}: {len(rows)} verdict(s)"
-    return f"<details><summary>{summary}</summary>{html_table(header, rows)}</details>"
 
 
-PICTURED_VERDICTS = 30  # judgements shown beside the outputs, per pair of runs
+PICTURED_VERDICTS = 30  # judgements shown beside the outputs in both orders, per pair of runs
+PICTURED_LABELS = 100  # verdicts to label pictured with both outputs, per pair of runs (the rest link to the cards)
+# The answers a person gives: (label in the CSV, key, button text).
+ANSWERS = (("a", "a", "A better"), ("tie", "t", "tie"), ("b", "b", "B better"))
 
 
-def _side_by_side(pair: Mapping[str, Any], runs: Mapping[str, RunCases], page_folder: Path | None) -> str:
-    """Each verdict beside both outputs, in the order the judge saw them: one row per order asked."""
-    a, b = runs.get(pair["a"]), runs.get(pair["b"])
-    judgements = [j for j in pair["judgements"] if j.get("answers")][:PICTURED_VERDICTS]
-    if not judgements:
-        return ""
+def _problem(a: RunCases | None, b: RunCases | None) -> str:
     problems = [side.problem for side in (a, b) if side is not None and side.problem]
-    if a is None or b is None or problems:
-        return f'<p class="small">{escaped("; ".join(problems) or "the runs cannot be read: no pictures")}</p>'
-    pictures = pictures_of([(side, j["case"]) for j in judgements for side in (a, b)])
+    return "; ".join(problems) or ("" if a is not None and b is not None else "the runs cannot be read: no pictures")
+
+
+def _seen(pair: Mapping[str, Any], a: RunCases, b: RunCases, pictures: Mapping[Any, Any], page_folder: Path | None) -> list[Any]:
+    """Each verdict beside both outputs, in the order the judge saw them: one row per order asked."""
+    names = {id(a): pair["a"], id(b): pair["b"]}
     rows = []
-    for j in judgements:
+    for j in [j for j in pair["judgements"] if j.get("answers")][:PICTURED_VERDICTS]:
         key = j["case"]
         for answer in j["answers"]:
             first, second = (a, b) if answer["order"] == "a-first" else (b, a)
-            names = {id(a): pair["a"], id(b): pair["b"]}
             cells = [
                 picture_cell(pictures[(side.source, key)], f"{names[id(side)]}: {key}", side.link(key, page_folder))
                 for side in (first, second)
             ]
             preferred = {"1": names[id(first)], "2": names[id(second)]}.get(str(answer["preference"]), str(answer["preference"]))
             rows.append(
-                f'<tr data-case="{escaped(key)}" data-order="{escaped(answer["order"])}"><td>{escaped(key)}<br>'
-                f'<span class="small">{escaped(_verdict(pair, j))}</span></td>'
-                f'<td class="small">1st: {escaped(names[id(first)])}<br>2nd: {escaped(names[id(second)])}</td>{"".join(cells)}'
-                f'<td class="why"><b>{escaped(preferred)}</b>: {escaped(answer["reason"])}</td></tr>'
+                {
+                    "case": key,
+                    "order": answer["order"],
+                    "verdict": _verdict(pair, j),
+                    "first": names[id(first)],
+                    "second": names[id(second)],
+                    "first_pictures": cells[0],
+                    "second_pictures": cells[1],
+                    "preferred": preferred,
+                    "reason": answer["reason"],
+                }
             )
-    head = (
-        "<tr><th>case, verdict</th><th>order shown</th><th>shown first</th><th>shown second</th><th>the judge's answer</th></tr>"
-    )
-    summary = f"{escaped(pair['a'])} vs {escaped(pair['b'])}: the outputs as the judge saw them ({len(judgements)} case(s))"
-    table = f'<table class="side-by-side"><thead>{head}</thead><tbody>{"".join(rows)}</tbody></table>'
-    return f"<details open><summary>{summary}</summary>{table}</details>"
+    return rows
+
+
+def _label_rows(
+    pair: Mapping[str, Any], a: RunCases | None, b: RunCases | None, pictures: Mapping[Any, Any], page_folder: Path | None
+) -> dict[str, Any]:
+    """The decided verdicts of a pair, A's output and B's side by side, for a person to say which is better."""
+    decided = [j for j in pair["judgements"] if j["outcome"] in VALUES]
+    rows = []
+    for index, j in enumerate(decided):
+        key = j["case"]
+        sides = []
+        for side, name in ((a, pair["a"]), (b, pair["b"])):
+            link = side.link(key, page_folder) if side is not None else ""
+            found = pictures.get((side.source, key)) if side is not None else None
+            if found is not None and index < PICTURED_LABELS:
+                sides.append(picture_cell(found, f"{name}: {key}", link))
+            else:
+                sides.append(Pictures([], ["not pictured here: see the case's card"], f"{name}: {key}", link))
+        rows.append({"case": key, "judged": j["outcome"], "verdict": _verdict(pair, j), "a": sides[0], "b": sides[1]})
+    return {
+        "a": pair["a"],
+        "b": pair["b"],
+        "name": pair_name(str(pair["a"]), str(pair["b"])),
+        "rows": rows,
+        "unpictured": max(0, len(rows) - PICTURED_LABELS),
+    }
+
+
+def _pairs(document: Mapping[str, Any], page_folder: Path | None) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """Per pair of runs: its verdicts and the outputs as the judge saw them; and the verdicts to label."""
+    runs = {str(r["name"]): RunCases(r) for r in document["runs"]}
+    shown, labelled = [], []
+    for pair in document["pairs"]:
+        a, b = runs.get(pair["a"]), runs.get(pair["b"])
+        problem = _problem(a, b)
+        judged = [j for j in pair["judgements"] if j.get("answers")]
+        entry = {"a": pair["a"], "b": pair["b"], "verdicts": _verdict_rows(pair), "seen": [], "pictures": {}}
+        entry.update(problem=problem if judged else "", seen_cases=min(len(judged), PICTURED_VERDICTS))
+        if not problem and a is not None and b is not None:
+            wanted = [j["case"] for j in judged[:PICTURED_VERDICTS]]
+            wanted += [j["case"] for j in pair["judgements"] if j["outcome"] in VALUES][:PICTURED_LABELS]
+            entry["pictures"] = pictures_of([(side, key) for key in dict.fromkeys(wanted) for side in (a, b)])
+            entry["seen"] = _seen(pair, a, b, entry["pictures"], page_folder)
+        shown.append(entry)
+        label = _label_rows(pair, a, b, entry.pop("pictures"), page_folder)
+        if label["rows"]:
+            labelled.append(label)
+    return shown, labelled
+
+
+def _yes(complete: bool) -> str:
+    return "yes" if complete else "NO"
 
 
 def render_pairwise_html(document: Mapping[str, Any], page_folder: Path | None = None) -> str:
     settings = document["settings"]
     level = f"{100 * settings['confidence']:g}%"
-    runs = html_table(
-        ["name", "file", "model", "cases", "run id", "complete"],
-        (
-            [
-                r["name"],
-                r["source"],
-                r["model"],
-                number_cell(str(r["cases"]), r["cases"]),
-                r["run_id"],
-                "yes" if r["complete"] else "NO",
-            ]
-            for r in document["runs"]
-        ),
-    )
+    runs = [
+        [
+            r["name"],
+            r["source"],
+            r["model"],
+            number_cell(str(r["cases"]), r["cases"]),
+            r["run_id"],
+            "yes" if r["complete"] else "NO",
+        ]
+        for r in document["runs"]
+    ]
     instructions = document["judge"]["instructions"]
     method = (
         f"Judge {document['judge']['name']} (instructions: {instructions['source']}). Every case two runs share was "
@@ -164,29 +207,27 @@ def render_pairwise_html(document: Mapping[str, Any], page_folder: Path | None =
         f"plus {settings['prior']:g} virtual tie(s) per pair; scaled to a geometric mean of 1, so s_i / (s_i + s_j) is "
         "the chance that i is preferred to j."
     )
-    parts = ["<h1>Pairwise judging</h1>", runs, f'<p class="small">{escaped(method)}</p>']
     ranking = document.get("ranking")
-    if ranking:
-        parts += [f"<h2>Ranking ({ranking['cases']} cases)</h2>", _ranking(ranking, level)]
-        for suite, block in document.get("suite_rankings", {}).items():
-            if block["models"]:
-                parts.append(f"<details><summary>suite {escaped(suite)}</summary>{_ranking(block, level)}</details>")
-    rows = []
+    counts: list[list[Any]] = []
     for pair in document["pairs"]:
-        rows.append(_count_row(pair, "overall", pair["overall"]))
-        rows += [_count_row(pair, f"suite {suite}", block) for suite, block in pair["suites"].items()]
-    header = ["A vs B", "group", "n", "A wins", "ties", "inconsistent", "B wins", "errors", "A win rate", f"{level} interval", ""]
-    parts += ["<h2>Pairs</h2>", html_table(header, rows)]
-    parts += ["<h2>Verdicts</h2>", *(_judgements(pair) for pair in document["pairs"])]
-    run_cases = {str(r["name"]): RunCases(r) for r in document["runs"]}
-    parts += [_side_by_side(pair, run_cases, page_folder) for pair in document["pairs"]]
-    judge_usage = (document.get("usage") or {}).get("judge")
-    if judge_usage:
-        parts.append(
-            f'<p class="small">Judge requests: {judge_usage["calls"]} made, {judge_usage["cached"]} from the cache, '
-            f"{judge_usage['failed']} failed.</p>"
-        )
-    return page("pytest-visioneval pairwise judging", parts)
+        counts.append(_count_row(pair, "overall", pair["overall"]))
+        counts += [_count_row(pair, f"suite {suite}", block) for suite, block in pair["suites"].items()]
+    pairs, label_pairs = _pairs(document, page_folder)
+    return render(
+        "pairwise.html.j2",
+        "pytest-visioneval pairwise judging",
+        runs=runs,
+        method=method,
+        level=level,
+        ranking=_ranking(ranking) if ranking else None,
+        suite_rankings=[(s, _ranking(b)) for s, b in (document.get("suite_rankings") or {}).items() if b["models"]],
+        counts=counts,
+        pairs=pairs,
+        label_pairs=label_pairs,
+        answers=ANSWERS,
+        document_id=document.get("id") or document_id(document["runs"], document["judge"]),
+        judge_usage=(document.get("usage") or {}).get("judge"),
+    )
 
 
 def write_pairwise_html(document: Mapping[str, Any], path: Path) -> None:

@@ -10,13 +10,13 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
 from ..results.case_keys import case_keys
 from .html_images import ReportImages
-from .view_html import escaped
 
 PICTURE_SIDE = 240  # px, longest side of the embedded thumbnails
 PICTURES_PER_CASE = 3  # image outputs shown per case and run
@@ -44,14 +44,14 @@ class RunCases:
         self.report = report if report.is_file() else None
 
     def link(self, key: str, page_folder: Path | None) -> str:
-        """A link to the case's card in the run's report, relative to the page's folder; "" without a report."""
+        """The URL of the case's card in the run's report, relative to the page's folder; "" without a report."""
         if self.report is None or key not in self.cases:
             return ""
         target = str(self.report.resolve())
         if page_folder is not None:
             target = os.path.relpath(target, page_folder.resolve())
         uid = str(self.cases[key].get("uid", key))
-        return f'<a href="{escaped(quote(target))}#case={escaped(quote(uid, safe=""))}">card</a>'
+        return f"{quote(target)}#case={quote(uid, safe='')}"
 
 
 def pictures_of(wanted: Sequence[tuple[RunCases, str]]) -> dict[tuple[Path, str], list[list[Any]]]:
@@ -66,8 +66,16 @@ def pictures_of(wanted: Sequence[tuple[RunCases, str]]) -> dict[tuple[Path, str]
     return {slot: [table[i] for i in indices] for slot, indices in slots.items()}
 
 
-def picture_cell(pictures: Sequence[Sequence[Any]], alt: str, link: str = "") -> str:
-    """A table cell with the thumbnails (or why an image cannot be shown) and the link to the case's card."""
-    shown = "".join(f'<img src="{escaped(p[0])}" alt="{escaped(alt)}">' for p in pictures if p[0])
-    missing = "".join(f'<div class="missing">{escaped(p[4])}</div>' for p in pictures if not p[0])
-    return f"<td>{shown}{missing or ('' if shown else '<span class=small>no image</span>')} {link}</td>"
+@dataclass(frozen=True)
+class Pictures:
+    """A run's outputs of one case as a table cell (``macros.pictures`` draws it)."""
+
+    shown: list[str]  # the thumbnails' URLs
+    missing: list[str]  # why an image cannot be shown
+    alt: str
+    link: str = ""  # the case's card in the run's report
+
+
+def picture_cell(pictures: Sequence[Sequence[Any]], alt: str, link: str = "") -> Pictures:
+    """The thumbnails of ``pictures_of``'s rows (or why each cannot be shown) and the link to the case's card."""
+    return Pictures([str(p[0]) for p in pictures if p[0]], [str(p[4]) for p in pictures if not p[0]], alt, link)

@@ -1,81 +1,79 @@
-"""What the ``compare`` and ``pairwise`` pages share: escaped sortable tables, intervals drawn around zero,
-and the page around it all (:mod:`.html_shell`: the report's template, stylesheet and script).
+"""What the ``compare`` and ``pairwise`` pages share: table cells, intervals drawn around zero, and the page
+around it all (:mod:`.html_shell`: the report's template, stylesheet and script).
 
-Case names and reasons come from case files, models and judges, so all text is
-escaped, and the Content-Security-Policy allows only the page's own style, script and embedded images.
+The pages are jinja2 templates (``templates/compare.html.j2``, ``pairwise.html.j2``) using the macros of
+``macros.html.j2``; this module gives them their values. Case names and reasons come from case files,
+models and judges: the templates escape every value, and the Content-Security-Policy allows only the page's
+own style, script and embedded images.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
-from html import escape
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from ..artifacts import write_atomic
 from .html_shell import csp_hash, render_page
 
-__all__ = ["csp_hash", "page", "write_page"]
+__all__ = ["csp_hash", "render", "write_page"]
 
 
-def escaped(value: object) -> str:
-    return escape(str(value), quote=True)
+@dataclass(frozen=True)
+class Cell:
+    """A table cell: its content (text, escaped by the template, or :class:`Markup`), and how its column sorts it."""
 
-
-class Cell(str):
-    """A cell already in HTML; ``sort`` is the value its column sorts by."""
-
-    sort: str | None = None
-    numeric: bool = False
+    content: Any
+    sort: str | None = None  # the value the column sorts by, when not the text
+    numeric: bool = False  # right-aligned
 
 
 def number_cell(text: str, sort: float | None = None) -> Cell:
-    cell = Cell(escaped(text))
-    cell.numeric = True
-    cell.sort = None if sort is None else repr(float(sort))
-    return cell
+    return Cell(text, None if sort is None else repr(float(sort)), True)
 
 
-def markup_cell(markup: str) -> Cell:
+def markup_cell(markup: Any) -> Cell:
+    """A cell of markup our own code made (an interval's drawing, a styled word)."""
     return Cell(markup)
 
 
-def html_table(header: Sequence[str], rows: Iterable[Sequence[str]]) -> str:
-    head = "".join(f"<th>{escaped(h)}</th>" for h in header)
-    body = []
-    for row in rows:
-        cells = []
-        for cell in row:
-            attrs = ""
-            if isinstance(cell, Cell):
-                attrs += ' class="num"' if cell.numeric else ""
-                attrs += f' data-sort="{escaped(cell.sort)}"' if cell.sort is not None else ""
-                cells.append(f"<td{attrs}>{cell}</td>")
-            else:
-                cells.append(f"<td>{escaped(cell)}</td>")
-        body.append(f"<tr>{''.join(cells)}</tr>")
-    return f'<table class="sortable"><thead><tr>{head}</tr></thead><tbody>{"".join(body)}</tbody></table>'
+@dataclass(frozen=True)
+class Interval:
+    """An interval on a 160 px scale symmetric around 0 (``macros.interval`` draws it)."""
+
+    low: float
+    diff: float
+    high: float
+    verdict: str  # better, worse, unclear: its colour
+
+    def _x(self, value: float) -> str:
+        reach = max(abs(self.low), abs(self.high), 1e-12)
+        return f"{80 + value / reach * 74:.1f}"
+
+    @property
+    def x_low(self) -> str:
+        return self._x(self.low)
+
+    @property
+    def x_mid(self) -> str:
+        return self._x(self.diff)
+
+    @property
+    def x_high(self) -> str:
+        return self._x(self.high)
+
+    @property
+    def label(self) -> str:
+        return f"interval {self.low:+.4g} to {self.high:+.4g}"
 
 
-def interval_svg(low: float, diff: float, high: float, verdict: str) -> str:
-    """The interval on a scale symmetric around 0, so whether it crosses 0 shows at a glance."""
-    reach = max(abs(low), abs(high), 1e-12)
-    width, mid = 160, 80
-
-    def x(value: float) -> str:
-        return f"{mid + value / reach * (mid - 6):.1f}"
-
-    return (
-        f'<svg class="ci {escaped(verdict)}" width="{width}" height="14" viewBox="0 0 {width} 14" role="img" '
-        f'aria-label="interval {low:+.4g} to {high:+.4g}">'
-        f'<line class="zero" x1="{mid}" y1="0" x2="{mid}" y2="14"></line>'
-        f'<line class="bar" x1="{x(low)}" y1="7" x2="{x(high)}" y2="7"></line>'
-        f'<circle cx="{x(diff)}" cy="7" r="3"></circle></svg>'
-    )
+def interval_cell(low: float, diff: float, high: float, verdict: str) -> Cell:
+    return Cell(Interval(low, diff, high, verdict))
 
 
-def page(title: str, parts: Iterable[str]) -> str:
-    """A whole page: ``parts`` (HTML) in the body, with the shared template, style, script and policy (embedded images only)."""
-    return render_page(title, parts, img_src="data:")
+def render(template: str, title: str, **context: Any) -> str:
+    """A compare or pairwise page: ``template`` with ``context``, embedded images only."""
+    return render_page(title, template=template, img_src="data:", **context)
 
 
 def write_page(html: str, path: Path) -> None:

@@ -7,6 +7,9 @@ or a case field), this computes:
 
 * **binary** names: accuracy and Cohen's kappa of the judge against the people;
 * **numeric** names: Pearson, Spearman and Kendall correlations;
+* **preference** names, read from a pairwise document (``visioneval pairwise
+  --json``) instead of results: each pair of runs (:mod:`.preference`),
+  labelled a/b/tie; accuracy and Cohen's kappa over the three answers;
 * each with a percentile bootstrap interval over the cases (fixed seed);
 * with several raters: the judge against the raters' consensus (majority, or
   mean), Krippendorff's alpha between the raters (the ``krippendorff``
@@ -33,6 +36,7 @@ from typing import Any
 import numpy as np
 
 from .case_keys import case_keys
+from .preference import PREFERENCE, case_suites, is_pairwise, judged_preferences, preference_value
 
 YES = frozenset({"yes", "pass", "passed", "true", "y"})
 NO = frozenset({"no", "fail", "failed", "false", "n"})
@@ -209,10 +213,15 @@ def kind_of(name: str, labels: Sequence[Label], judged: Mapping[tuple[str, str],
     )
 
 
-def _parse(label: Label, kind: str) -> float:
-    value = _as_bool(label.value) if kind == "binary" else _as_number(label.value)
+def _parse(label: Label, kind: str, sides: tuple[str, str] | None = None) -> float:
+    if kind == PREFERENCE:
+        value = preference_value(label.value, sides)
+    else:
+        value = _as_bool(label.value) if kind == "binary" else _as_number(label.value)
     if value is None:
         wanted = "yes/no (pass/fail, true/false, 1/0)" if kind == "binary" else "a number"
+        if kind == PREFERENCE:
+            wanted = "a, b or tie" + (f" (or {sides[0]} or {sides[1]})" if sides else "")
         raise LabelError(f"{label.where or 'labels'}: label {label.value!r} for {label.name!r} is not {wanted}")
     return float(value)
 
@@ -231,6 +240,18 @@ def cohen_kappa(a: Sequence[bool], b: Sequence[bool]) -> float | None:
     if math.isclose(expected, 1.0):
         return None
     return (observed - expected) / (1 - expected)
+
+
+def nominal_kappa(a: Sequence[float], b: Sequence[float]) -> float | None:
+    """Cohen's kappa over any number of categories (here a/tie/b); None when chance agreement is total."""
+    n = len(a)
+    if n == 0:
+        return None
+    x, y = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    expected = float(sum(np.mean(x == c) * np.mean(y == c) for c in np.union1d(x, y)))
+    if math.isclose(expected, 1.0):
+        return None
+    return (float(np.mean(x == y)) - expected) / (1 - expected)
 
 
 def _finite(value: float | None) -> float | None:
@@ -264,6 +285,8 @@ BINARY_STATS: dict[str, Callable[[np.ndarray, np.ndarray], float | None]] = {"ac
 NUMERIC_STATS: dict[str, Callable[[np.ndarray, np.ndarray], float | None]] = {
     name: _correlation(name) for name in ("pearson", "spearman", "kendall")
 }
+PREFERENCE_STATS: dict[str, Callable[[np.ndarray, np.ndarray], float | None]] = {"accuracy": _accuracy, "kappa": nominal_kappa}
+STATS = {"binary": BINARY_STATS, "numeric": NUMERIC_STATS, PREFERENCE: PREFERENCE_STATS}
 
 
 def bootstrap(
@@ -294,10 +317,9 @@ def krippendorff_alpha(ratings: Mapping[str, Mapping[str, float]], kind: str) ->
     pairable = np.sum(np.sum(~np.isnan(table), axis=0) >= 2)
     if len(raters) < 2 or pairable < 2 or len(np.unique(table[~np.isnan(table)])) < 2:
         return None
-    if kind == "binary":
-        alpha = krippendorff.alpha(reliability_data=table, level_of_measurement="nominal")
-    else:
-        alpha = krippendorff.alpha(reliability_data=table, level_of_measurement="interval")
+    # A preference is ordinal: A better > a tie > B better.
+    level = {"binary": "nominal", PREFERENCE: "ordinal"}.get(kind, "interval")
+    alpha = krippendorff.alpha(reliability_data=table, level_of_measurement=level)
     return _finite(float(alpha))
 
 
@@ -305,9 +327,14 @@ def krippendorff_alpha(ratings: Mapping[str, Mapping[str, float]], kind: str) ->
 
 
 def _consensus(values: Sequence[float], kind: str) -> float | None:
-    """The raters' shared answer: the majority yes/no (None on a tie), or the mean."""
+    """The raters' shared answer: the majority yes/no (None on a tie), the most chosen preference (None when two
+    answers share the most votes), or the mean."""
     if kind == "numeric":
         return float(np.mean(values))
+    if kind == PREFERENCE:
+        answers, votes = np.unique(np.asarray(values, dtype=float), return_counts=True)
+        top = votes == votes.max()
+        return float(answers[top][0]) if top.sum() == 1 else None
     yes = sum(1 for v in values if v >= 0.5)
     no = len(values) - yes
     return None if yes == no else float(yes > no)
@@ -318,21 +345,32 @@ def _judge_as(kind: str, value: float) -> float:
 
 
 def compute(results: Mapping[str, Any], labels: Sequence[Label], settings: Settings = Settings()) -> list[Agreement]:
-    """Every labelled name, over all cases and per group; raises :class:`LabelError` for a label that cannot be read."""
-    judged = judged_values(results)
-    groups = case_groups(results, settings.by)
+    """Every labelled name, over all cases and per group; raises :class:`LabelError` for a label that cannot be read.
+
+    ``results`` is a results document, or a pairwise document (then every name is a pair of runs, of kind preference).
+    """
+    pairwise = is_pairwise(results)
+    sides: dict[str, tuple[str, str]] = {}
+    if pairwise:
+        preferences, sides = judged_preferences(results)
+        judged = {key: Judged(value, False) for key, value in preferences.items()}
+        suites = case_suites(results) if settings.by == "suite" else {}
+        groups = {case: f"suite={suite}" for case, suite in suites.items()}
+    else:
+        judged = judged_values(results)
+        groups = case_groups(results, settings.by)
     by_name: dict[str, list[Label]] = defaultdict(list)
     for label in labels:
         by_name[label.name].append(label)
     out: list[Agreement] = []
     for name, own in sorted(by_name.items()):
-        kind = kind_of(name, own, judged, settings)
-        if kind not in KINDS:
+        kind = PREFERENCE if pairwise else kind_of(name, own, judged, settings)
+        if kind not in (*KINDS, PREFERENCE):
             raise LabelError(f"the kind of {name!r} must be one of {', '.join(KINDS)}, got {kind!r}")
         ratings: dict[str, dict[str, float]] = defaultdict(dict)  # rater -> case -> value
         unmatched: dict[str, int] = defaultdict(int)  # group -> labels without a judged value
         for label in own:
-            value = _parse(label, kind)
+            value = _parse(label, kind, sides.get(name))
             if (label.case, name) not in judged:
                 unmatched["all"] += 1
                 continue
@@ -359,7 +397,7 @@ def _agreement(
     unmatched: int,
     settings: Settings,
 ) -> Agreement:
-    stats = BINARY_STATS if kind == "binary" else NUMERIC_STATS
+    stats = STATS[kind]
     human: list[float] = []
     judge: list[float] = []
     ties = 0

@@ -12,6 +12,8 @@ cases. With three or more runs, a Bradley-Terry ranking
 
 from __future__ import annotations
 
+import hashlib
+import json
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
@@ -57,6 +59,21 @@ class Judgement:
     case: str
     suite: str
     verdict: Mapping[str, Any]  # PairVerdict.as_dict(): outcome, inconsistent, answers, error
+
+
+def document_id(runs: Sequence[Mapping[str, Any]], judge: Mapping[str, Any]) -> str:
+    """A pairwise document's id: the same runs judged by the same judge and instructions give the same id.
+
+    People's labels of the verdicts are kept under it in their browser, so judging the same runs again
+    keeps them, and another comparison starts afresh.
+    """
+    instructions = judge.get("instructions") or {}
+    identity = {
+        "runs": [[r.get("name"), r.get("run_id"), r.get("model"), r.get("cases")] for r in runs],
+        "judge": [judge.get("name"), instructions.get("sha256") or instructions.get("source")],
+    }
+    digest = hashlib.sha256(json.dumps(identity, sort_keys=True, default=str).encode("utf-8")).hexdigest()
+    return f"pairwise-{digest[:16]}"
 
 
 def summarize(names: Sequence[str], judgements: Sequence[Judgement], settings: Settings = Settings()) -> dict[str, Any]:

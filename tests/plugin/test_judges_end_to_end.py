@@ -100,3 +100,22 @@ def test_bad_judge_spec_is_a_usage_error(pytester: pytest.Pytester, judged_suite
     result = pytester.runpytest("cases", "--judge=gpt-4o")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(["*judges are named openai:MODEL*"])
+
+
+def test_a_judge_renamed_in_the_case_file_is_offered_for_labelling_by_its_kind(
+    pytester: pytest.Pytester, judged_suite: Path, xdist_args: list[str]
+) -> None:
+    from pytest_visioneval.report.html_cases import judged_items
+
+    (judged_suite / "judged.eval.yaml").write_text(
+        SUITE.replace("    - use: checklist\n", "    - use: checklist\n      name: style_check\n")
+    )
+    with FakeOpenAIServer(text_reply=answers(True, False, True)) as server:
+        result = pytester.runpytest(
+            "cases", "--judge=openai:judge-model", f"--judge-base-url={server.base_url}", "--eval-results=r.json", *xdist_args
+        )
+    result.assert_outcomes(failed=2)  # Q2 answered no in both cases
+    for record in read_json(pytester.path / "r.json")["cases"]:
+        assert record["graders"] == {"image": "image", "style_check": "checklist"}
+        offered = {item[0] for item in judged_items(record)}
+        assert {"style_check.answers", "style_check.q1", "style_check.q2", "style_check.q3"} <= offered

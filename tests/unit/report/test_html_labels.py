@@ -57,3 +57,33 @@ def test_the_label_case_name_is_the_uid_or_with_several_models_uid_and_model(tmp
     assert [r["lk"] for r in one["cases"]] == ["s/a"]
     two = case_data([record("s/a", "m1"), record("s/a", "m2")], ReportImages(tmp_path / "g"))
     assert [r["lk"] for r in two["cases"]] == ["s/a[m1]", "s/a[m2]"]  # as `agreement` names them (results/case_keys.py)
+
+
+def test_a_judge_renamed_in_the_case_file_is_offered_by_its_kind() -> None:
+    case = {
+        "graders": {"style_check": "checklist", "looks": "score", "checklist": "ssim", "image": "image"},
+        "gates": [gate("style_check.answers", True), gate("checklist.score", False), gate("image.decodes", True)],
+        "metrics": [
+            metric("style_check.q1", 0.0),
+            metric("style_check.score", 0.0),  # derived: not offered
+            metric("looks.goal", 3.0),
+            metric("looks.mean", 3.0),  # derived: not offered
+            metric("checklist.ssim", 0.4),  # a deterministic grader that took a judge's default name
+        ],
+    }
+    assert judged_items(case) == [
+        ["style_check.answers", "b", 1, "why style_check.answers"],
+        ["style_check.q1", "b", 0, "why style_check.q1"],
+        ["looks.goal", "n", 3.0, "why looks.goal"],
+    ]
+
+
+def test_without_the_graders_map_a_renamed_judge_is_not_found_but_default_names_still_are() -> None:
+    # Records written before they named their graders' kinds: the first part of a name is the grader's default name.
+    case = {"gates": [gate("style_check.answers", True)], "metrics": [metric("checklist.q2", 1.0), metric("style_check.q1", 1.0)]}
+    assert judged_items(case) == [["checklist.q2", "b", 1, "why checklist.q2"]]
+
+
+def test_the_longest_grader_name_wins_when_one_name_starts_another() -> None:
+    case = {"graders": {"judge": "ssim", "judge.v2": "score"}, "metrics": [metric("judge.v2.goal", 4.0), metric("judge.x", 0.3)]}
+    assert judged_items(case) == [["judge.v2.goal", "n", 4.0, "why judge.v2.goal"]]

@@ -7,7 +7,7 @@ import hashlib
 import re
 
 from pytest_visioneval.report.html_shell import asset, render_page
-from pytest_visioneval.report.view_html import page
+from pytest_visioneval.report.view_html import render
 
 HOSTILE = "<script>alert(1)</script>"
 
@@ -36,7 +36,8 @@ def test_the_policy_allows_exactly_the_inlined_style_and_script_and_the_images_a
 
 
 def test_compare_and_pairwise_pages_share_the_reports_style_and_script() -> None:
-    html = page("comparison", ["<h1>Comparison</h1>"])
+    html = render("compare.html.j2", "comparison", runs=[], method=HOSTILE, level="95%", pairs=[], score_header=[])
+    assert "<h1>Comparison</h1>" in html and HOSTILE not in html  # the template escapes what it is given
     assert asset("html_page.css") in html and asset("html_page.js") in html
     assert html.count("<script>") == 1 and html.count("<style>") == 1
     assert "img-src data:;" in html  # embedded thumbnails only: no files, no network
