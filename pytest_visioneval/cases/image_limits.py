@@ -7,6 +7,11 @@ grader holds it as float arrays. Pillow's ``Image.open`` reads only the header,
 so the size is known for the cost of a few bytes; an image over the limit is
 refused there, with its size and the way to raise the limit.
 
+Several images under that limit can still add up: 30 frames of 30 Mpx are
+900 Mpx, 2.7 GB of RGB for a grader that holds them all. So a case's model
+outputs are also counted together (:func:`check_case_total`, from their
+headers too), against ``VISIONEVAL_MAX_CASE_PIXELS``.
+
 Here, in ``cases/``, so that the case loader (case images, at collection) and
 the graders (inputs, references and model outputs) share one limit.
 """
@@ -15,6 +20,7 @@ from __future__ import annotations
 
 import io
 import os
+from collections.abc import Sequence
 from pathlib import Path
 
 MAX_IMAGE_PIXELS_ENV = "VISIONEVAL_MAX_IMAGE_PIXELS"
@@ -23,18 +29,32 @@ MAX_IMAGE_PIXELS_ENV = "VISIONEVAL_MAX_IMAGE_PIXELS"
 DEFAULT_MAX_IMAGE_PIXELS = 40_000_000
 
 
+MAX_CASE_PIXELS_ENV = "VISIONEVAL_MAX_CASE_PIXELS"
+# 200 Mpx: five 40 Mpx images, a dozen 4096 x 4096 ones, or 100 frames of a 1920 x 1080 screen.
+DEFAULT_MAX_CASE_PIXELS = 200_000_000
+
+
 class ImageTooLarge(ValueError):
     """An image whose header says it decodes to more pixels than the limit; ``str()`` says which and how to raise it."""
 
 
 def max_image_pixels() -> int:
     """The limit in pixels: ``VISIONEVAL_MAX_IMAGE_PIXELS`` (digits, ``_`` allowed) when set, else the default."""
-    raw = os.environ.get(MAX_IMAGE_PIXELS_ENV, "").strip()
+    return _pixels_from_environment(MAX_IMAGE_PIXELS_ENV, DEFAULT_MAX_IMAGE_PIXELS)
+
+
+def max_case_pixels() -> int:
+    """The limit on a case's outputs together: ``VISIONEVAL_MAX_CASE_PIXELS`` when set, else the default."""
+    return _pixels_from_environment(MAX_CASE_PIXELS_ENV, DEFAULT_MAX_CASE_PIXELS)
+
+
+def _pixels_from_environment(name: str, default: int) -> int:
+    raw = os.environ.get(name, "").strip()
     if not raw:
-        return DEFAULT_MAX_IMAGE_PIXELS
+        return default
     digits = raw.replace("_", "")
     if not digits.isdigit() or int(digits) <= 0:
-        raise ValueError(f"{MAX_IMAGE_PIXELS_ENV}={raw!r} is not a positive whole number of pixels")
+        raise ValueError(f"{name}={raw!r} is not a positive whole number of pixels")
     return int(digits)
 
 
@@ -80,3 +100,22 @@ def check_image_file(path: Path, what: str, limit: int | None = None) -> None:
         raise ImageTooLarge(f"{what} {path}: {exc}") from None
     if size is not None:
         check_size(size, f"{what} {path}", limit)
+
+
+def check_case_total(images: Sequence[tuple[str, bytes]], what: str = "output images", limit: int | None = None) -> int:
+    """The pixels ``images`` (name, encoded bytes) decode to together, from their headers; :class:`ImageTooLarge` past the limit.
+
+    Files that are not images Pillow reads count nothing (whoever decodes them says what is wrong); one
+    over Pillow's own guard raises as :func:`header_size` does. ``what`` names them in the message.
+    """
+    limit = max_case_pixels() if limit is None else limit
+    sizes = [(name, size) for name, data in images if (size := header_size(data)) is not None]
+    total = sum(width * height for _, (width, height) in sizes)
+    if total > limit:
+        largest = max(sizes, key=lambda item: item[1][0] * item[1][1])
+        raise ImageTooLarge(
+            f"the case's {len(sizes)} {what} are {megapixels(total)} together (the largest, {largest[0]}, "
+            f"{largest[1][0]}x{largest[1][1]}), over the limit of {megapixels(limit)} per case "
+            f"({MAX_CASE_PIXELS_ENV}={limit}); nothing was decoded"
+        )
+    return total

@@ -2,7 +2,9 @@
 
 Gates (each only when it applies or is configured):
 
-* ``decodes``   - there is at least one image artifact and every one decodes.
+* ``decodes``   - there is at least one image artifact and every one decodes; each within the
+  pixel limit of one image and all together within the limit of a case (``cases.image_limits``:
+  counted from their headers, and past it no image is decoded and no other gate is graded).
 * ``count``     - exactly ``options.count`` images.
 * ``format``    - each image's format is one of ``options.formats``.
 * ``size``      - each image is ``options.width`` x ``options.height``.
@@ -29,19 +31,26 @@ Gates (each only when it applies or is configured):
   from it by more than 24 (0-255; both softened, a 1-pixel shift allowed: see
   ``imaging.perceived_difference``), so a
   re-saved JPEG or a copy with a few pixels touched fails like a byte-identical one.
+
+No gate needs more than :data:`WORK_SIDE` px of an image: format and size come from its file, and
+an output or input with a longer side of twice that or more is decoded reduced by a whole factor
+(``imaging.decode_picture``), so a 40 Mpx output is never held, or compared, at full size.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from PIL import Image
 
 from ..artifacts import Artifact
 from ..cases.spec import CaseSpec
 from .base import Gate, Grade, GradeContext
+
+if TYPE_CHECKING:
+    from .imaging import Picture
 
 # ``imaging`` (and with it numpy) is imported where an image is graded, not here: collection
 # imports this module for the options schema of nearly every case file, and must stay light.
@@ -58,6 +67,10 @@ DEFAULT_MIN_EXTENT_OF_REFERENCE = 0.9
 # Without a reference: the box's longer side, as a share of the canvas. The shipped references span
 # 0.78-1.0 there; half the canvas fails only content shrunk by half or more.
 DEFAULT_MIN_EXTENT = 0.5
+# The longest side, in px, the gates work at (between this and twice it after a whole-factor reduction):
+# every shipped image is below twice it, so they are graded at full size; a 7300 x 5470 output and its
+# input are compared at 2434 x 1824, where a changed word of a poster still spans many pixels.
+WORK_SIDE = 2048
 _SIZE = re.compile(r"^\s*(\d+)\s*[xX]\s*(\d+)\s*$")
 
 
@@ -95,15 +108,20 @@ class ImageGrader:
         return None
 
     def grade(self, case: CaseSpec, artifacts: Sequence[Artifact], context: GradeContext | None = None) -> Grade:
-        from .imaging import decode, load_path
+        from ..cases.image_limits import ImageTooLarge, check_case_total
+        from .imaging import decode_picture, load_picture
 
         opts = self.options
         images = [a for a in artifacts if a.kind == "image"]
-        decoded: list[tuple[str, Image.Image]] = []
+        try:
+            check_case_total([(a.name, a.data) for a in images])
+        except ImageTooLarge as exc:  # the outputs together: refused from their headers, before any is decoded
+            return Grade(gates=(Gate("decodes", False, str(exc)),))
+        decoded: list[Picture] = []
         broken: list[str] = []
         for artifact in images:
             try:
-                decoded.append((artifact.name, decode(artifact.data)))
+                decoded.append(decode_picture(artifact.name, artifact.data, WORK_SIDE))
             except ValueError as exc:
                 broken.append(f"{artifact.name}: {exc}")
         gates = [self._decodes(images, broken)]
@@ -111,7 +129,7 @@ class ImageGrader:
             n = len(images)
             gates.append(Gate("count", n == opts["count"], f"{n} image(s), expected {opts['count']}"))
         if decoded and "formats" in opts:
-            wrong = [f"{name} is {img.format}" for name, img in decoded if img.format not in opts["formats"]]
+            wrong = [f"{pic.name} is {pic.format}" for pic in decoded if pic.format not in opts["formats"]]
             gates.append(Gate("format", not wrong, "; ".join(wrong) or f"all in {', '.join(opts['formats'])}"))
         if decoded and ("width" in opts or "height" in opts):
             gates.append(self._size(decoded))
@@ -124,7 +142,7 @@ class ImageGrader:
         if decoded and opts.get("fills_canvas", True):
             gates.append(self._fills_canvas(decoded, case))
         editing = case.task == "image_editing" and bool(case.images)
-        inputs = [(p.name, load_path(p)) for p in case.images] if decoded and case.images else []
+        inputs = [load_picture(p, WORK_SIDE) for p in case.images] if decoded and case.images else []
         if decoded and editing and opts.get("match_input", True):
             gates.append(_matches_input(decoded, inputs[0]))
         if decoded and opts.get("differs_from_input", case.task == "image_editing") and case.images:
@@ -139,23 +157,23 @@ class ImageGrader:
             return Gate("decodes", False, f"{len(broken)} of {len(images)} image(s) do not decode: " + "; ".join(broken))
         return Gate("decodes", True, f"{len(images)} image(s) decode")
 
-    def _size(self, decoded: list[tuple[str, Image.Image]]) -> Gate:
+    def _size(self, decoded: list[Picture]) -> Gate:
         want_w, want_h = self.options.get("width"), self.options.get("height")
         wrong = [
-            f"{name} is {img.width}x{img.height}"
-            for name, img in decoded
-            if (want_w is not None and img.width != want_w) or (want_h is not None and img.height != want_h)
+            f"{pic.name} is {pic.size[0]}x{pic.size[1]}"
+            for pic in decoded
+            if (want_w is not None and pic.size[0] != want_w) or (want_h is not None and pic.size[1] != want_h)
         ]
         want = f"{want_w or '*'}x{want_h or '*'}"
         return Gate("size", not wrong, ("; ".join(wrong) + f", expected {want}") if wrong else f"all {want}")
 
-    def _aspect(self, decoded: list[tuple[str, Image.Image]]) -> Gate:
+    def _aspect(self, decoded: list[Picture]) -> Gate:
         target = float(self.options["aspect"])
         tolerance = float(self.options.get("aspect_tolerance", 0.02))
         wrong = [
-            f"{name} has aspect {img.width / img.height:.3f}"
-            for name, img in decoded
-            if abs(img.width / img.height - target) > tolerance * target
+            f"{pic.name} has aspect {pic.size[0] / pic.size[1]:.3f}"
+            for pic in decoded
+            if abs(pic.size[0] / pic.size[1] - target) > tolerance * target
         ]
         return Gate("aspect", not wrong, ("; ".join(wrong) + f", expected {target:.3f}") if wrong else f"aspect {target:.3f}")
 
@@ -164,10 +182,10 @@ class ImageGrader:
             return None  # the size gates the case asked for explicitly decide
         return requested_size(case.params)
 
-    def _not_blank(self, decoded: list[tuple[str, Image.Image]]) -> Gate:
+    def _not_blank(self, decoded: list[Picture]) -> Gate:
         floor = float(self.options.get("blank_std", 2.0))
         min_content = float(self.options.get("min_content", DEFAULT_MIN_CONTENT))
-        measured = {name: _blankness(img) for name, img in decoded}
+        measured = {pic.name: _blankness(pic.image) for pic in decoded}
         blank = [
             f"{name} ({share:.2%} of pixels off its background colour, luminance std {std:.2f})"
             for name, (share, std) in measured.items()
@@ -179,14 +197,14 @@ class ImageGrader:
         least = min(measured, key=lambda name: measured[name][0])
         return Gate("not_blank", True, f"{least} has the least content: {measured[least][0]:.1%} of pixels off its background")
 
-    def _fills_canvas(self, decoded: list[tuple[str, Image.Image]], case: CaseSpec) -> Gate:
+    def _fills_canvas(self, decoded: list[Picture], case: CaseSpec) -> Gate:
         from .canvas_extent import OUTPUT_TOLERANCE, content_extent, flat_background
         from .imaging import load_path
 
         reference = case.reference if case.reference is not None and case.reference.is_file() else None
         if reference is None:
             floor = float(self.options.get("min_extent", DEFAULT_MIN_EXTENT))
-            extents = {name: content_extent(img) for name, img in decoded}
+            extents = {pic.name: content_extent(pic.image) for pic in decoded}
             small = [
                 f"{name} ({extent.describe()} of the canvas)"
                 for name, extent in extents.items()
@@ -201,10 +219,11 @@ class ImageGrader:
             least = min(extents, key=lambda name: max(extents[name].width, extents[name].height))
             return Gate("fills_canvas", True, f"{least} has the smallest content: {extents[least].describe()} of the canvas")
         ratio = float(self.options.get("min_extent_of_reference", DEFAULT_MIN_EXTENT_OF_REFERENCE))
-        ref_image = load_path(reference)
+        ref_image = load_path(reference, longest=WORK_SIDE)
         ref_flat = flat_background(ref_image)
         small = []
-        for name, img in decoded:
+        for pic in decoded:
+            name, img = pic.name, pic.image
             # Both measured off both flat backgrounds: a cream picture shrunk onto white shows a cream panel
             # whose content, not the panel, is what the reference spreads over its canvas.
             out_flat = flat_background(img)
@@ -218,14 +237,14 @@ class ImageGrader:
             )
         return Gate("fills_canvas", True, f"every image's content spans at least {ratio:.0%} of the reference's width and height")
 
-    def _differs(self, decoded: list[tuple[str, Image.Image]], inputs: list[tuple[str, Image.Image]]) -> Gate:
+    def _differs(self, decoded: list[Picture], inputs: list[Picture]) -> Gate:
         floor = float(self.options.get("min_changed", DEFAULT_MIN_CHANGED))
         same = []
-        for name, img in decoded:
-            for input_name, source in inputs:
-                changed = changed_share(source, img)
+        for pic in decoded:
+            for source in inputs:
+                changed = changed_share(source.image, pic.image)
                 if changed is not None and changed < floor:
-                    same.append(f"{name} is {input_name} again ({changed:.3%} of pixels changed, need {floor:.2%})")
+                    same.append(f"{pic.name} is {source.name} again ({changed:.3%} of pixels changed, need {floor:.2%})")
                     break
         if same:
             return Gate("differs_from_input", False, "; ".join(same) + ": nothing was edited")
@@ -260,22 +279,22 @@ def changed_share(source: Image.Image, output: Image.Image) -> float | None:
     return float((perceived_difference(before, after) > CHANGE_TOLERANCE).mean())
 
 
-def _matches_input(decoded: list[tuple[str, Image.Image]], first_input: tuple[str, Image.Image]) -> Gate:
+def _matches_input(decoded: list[Picture], first_input: Picture) -> Gate:
     from .imaging import same_aspect
 
-    input_name, source = first_input
-    wrong = [f"{name} is {img.width}x{img.height}" for name, img in decoded if not same_aspect(img.size, source.size)]
-    want = f"the aspect ratio of {input_name} ({source.width}x{source.height}, {source.width / source.height:.3f})"
+    (width, height), input_name = first_input.size, first_input.name
+    wrong = [f"{pic.name} is {pic.size[0]}x{pic.size[1]}" for pic in decoded if not same_aspect(pic.size, first_input.size)]
+    want = f"the aspect ratio of {input_name} ({width}x{height}, {width / height:.3f})"
     if wrong:
         return Gate("matches_input", False, f"{'; '.join(wrong)}: an edit must keep {want}")
     return Gate("matches_input", True, f"every output keeps {want}")
 
 
-def _requested_size(decoded: list[tuple[str, Image.Image]], requested: tuple[int, int]) -> Gate:
+def _requested_size(decoded: list[Picture], requested: tuple[int, int]) -> Gate:
     from .imaging import same_aspect
 
     width, height = requested
-    wrong = [f"{name} is {img.width}x{img.height}" for name, img in decoded if not same_aspect(img.size, requested)]
+    wrong = [f"{pic.name} is {pic.size[0]}x{pic.size[1]}" for pic in decoded if not same_aspect(pic.size, requested)]
     want = f"the requested size {width}x{height} (aspect {width / height:.3f})"
     if wrong:
         return Gate("requested_size", False, f"{'; '.join(wrong)}: not the aspect ratio of {want}")

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import io
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 from PIL import Image, UnidentifiedImageError
@@ -13,6 +14,8 @@ from PIL import Image, UnidentifiedImageError
 from ..cases.image_limits import ImageTooLarge, check_size
 from ..cases.spec import CaseSpec
 from ..errors import GraderError
+
+T = TypeVar("T")
 
 
 def decode(data: bytes, what: str = "the image") -> Image.Image:
@@ -22,13 +25,17 @@ def decode(data: bytes, what: str = "the image") -> Image.Image:
     header): a small file of one colour can decode to gigabytes. Over the limit: :class:`ImageTooLarge`
     (a ``ValueError``) naming ``what``, before any pixel is decoded.
     """
-    return _decoded_within_limit(data, what, draft_to=None)
+    return _decoded_within_limit(data, what, draft_to=None)[0]
 
 
-def _decoded_within_limit(data: bytes, what: str, draft_to: int | None) -> Image.Image:
-    """Open, check the header's size against the pixel limit, then decode (a JPEG at a reduced scale with ``draft_to``)."""
+def _decoded_within_limit(data: bytes, what: str, draft_to: int | None) -> tuple[Image.Image, tuple[int, int]]:
+    """Open, check the header's size against the pixel limit, then decode (a JPEG at a reduced scale with ``draft_to``).
+
+    Returns the image and the size its file states (a JPEG's draft decode is smaller).
+    """
     try:
         image = Image.open(io.BytesIO(data))
+        stated = image.size
         if draft_to is not None and image.format == "JPEG":
             image.draft("RGB", (draft_to, draft_to))  # the decoder picks the largest scale still >= draft_to
         check_size(image.size, what)
@@ -37,20 +44,33 @@ def _decoded_within_limit(data: bytes, what: str, draft_to: int | None) -> Image
         raise
     except (UnidentifiedImageError, OSError, ValueError, Image.DecompressionBombError) as exc:
         raise ValueError(str(exc) or type(exc).__name__) from exc
-    return image
+    return image, stated
 
 
-def load_path(path: Path, what: str = "image") -> Image.Image:
+def load_path(path: Path, what: str = "image", longest: int | None = None) -> Image.Image:
     """``path`` decoded; a :class:`GraderError` when it cannot be read or is over the pixel limit.
 
-    ``what`` says what the file is in the message ("input image", "reference image").
+    ``what`` says what the file is in the message ("input image", "reference image"). With ``longest``,
+    decoded no larger than needed for that many px on its longer side (see :func:`decode_reduced`).
     """
+    if longest is not None:
+        return load_picture(path, longest, what).image
+    return _loaded(path, what, decode)
+
+
+def load_picture(path: Path, longest: int, what: str = "image") -> Picture:
+    """``path`` as a :class:`Picture` (see :func:`decode_picture`); a :class:`GraderError` as :func:`load_path` raises."""
+    return _loaded(path, what, lambda data, named: decode_picture(path.name, data, longest, named))
+
+
+def _loaded(path: Path, what: str, decoder: Callable[[bytes, str], T]) -> T:
+    """``decoder(bytes of path, "what path")``, its failures as :class:`GraderError` naming the file."""
     try:
         data = path.read_bytes()
     except OSError as exc:
         raise GraderError(f"cannot read {what} {path}: {exc}") from exc
     try:
-        return decode(data, f"{what} {path}")
+        return decoder(data, f"{what} {path}")
     except ImageTooLarge as exc:
         raise GraderError(str(exc)) from exc
     except ValueError as exc:
@@ -62,24 +82,37 @@ def decode_reduced(data: bytes, longest: int, what: str = "the image") -> Image.
 
     A JPEG is decoded at 1/2, 1/4 or 1/8 scale by its decoder (``Image.draft``: the full-size pixels are never
     held), so a large photo over the pixel limit is still read when its reduced decode is under it; other
-    formats are decoded in full (within the limit) and then box-reduced.
+    formats are decoded in full (within the limit) and then box-reduced by a whole factor, so the result
+    is between ``longest`` and twice that on its longer side (smaller images are returned as they are).
     """
-    image = _decoded_within_limit(data, what, draft_to=longest)
+    return decode_picture("", data, longest, what).image
+
+
+@dataclass(frozen=True)
+class Picture:
+    """An image as a grader holds it: its format and size as the file states them, its pixels perhaps reduced."""
+
+    name: str
+    format: str | None
+    size: tuple[int, int]  # (width, height) of the file, not of ``image`` when that was reduced
+    image: Image.Image
+
+
+def decode_picture(name: str, data: bytes, longest: int, what: str = "the image") -> Picture:
+    """Like :func:`decode_reduced`, keeping the file's format and full size for the gates that check them."""
+    image, stated = _decoded_within_limit(data, what, draft_to=longest)
+    fmt = image.format
     factor = max(image.size) // longest
-    if factor < 2:
-        return image
-    if image.mode not in ("L", "LA", "RGB", "RGBA"):
-        image = image.convert("RGBA")  # reduce() takes 8-bit modes only (not P, 1, I;16)
-    return image.reduce(factor)
+    if factor >= 2:
+        if image.mode not in ("L", "LA", "RGB", "RGBA"):
+            image = image.convert("RGBA")  # reduce() takes 8-bit modes only (not P, 1, I;16)
+        image = image.reduce(factor)
+    return Picture(name, fmt, stated, image)
 
 
 def rgb_array(image: Image.Image) -> np.ndarray:
     """RGB as float32 in [0, 255]; transparency is flattened onto white."""
-    if image.mode in ("RGBA", "LA", "P"):
-        rgba = image.convert("RGBA")
-        background = Image.new("RGBA", rgba.size, (255, 255, 255, 255))
-        image = Image.alpha_composite(background, rgba)
-    return np.asarray(image.convert("RGB"), dtype=np.float32)
+    return np.asarray(_flattened_rgb(image), dtype=np.float32)
 
 
 def missing_comparison(case: CaseSpec, options: Mapping[str, Any], grader: str) -> str | None:
@@ -173,14 +206,25 @@ def downscaled(image: Image.Image, longest: int = 256) -> np.ndarray:
     """RGB array (transparency flattened onto white) box-filtered down to ``longest`` px on the longer side.
 
     Averaging over blocks removes per-pixel noise, which is not content,
-    while shapes and text a person can see keep their contrast.
+    while shapes and text a person can see keep their contrast. Done on 8-bit
+    pixels and made float only once small: a 40 Mpx image as float32 would be
+    480 MB (the values are the same as :func:`rgb_array` then resizing).
     """
-    flat = Image.fromarray(rgb_array(image).astype(np.uint8))
+    flat = _flattened_rgb(image)
     scale = longest / max(flat.size)
     if scale < 1:
         size = (max(1, round(flat.width * scale)), max(1, round(flat.height * scale)))
         flat = flat.resize(size, Image.Resampling.BOX)
     return np.asarray(flat, dtype=np.float32)
+
+
+def _flattened_rgb(image: Image.Image) -> Image.Image:
+    """8-bit RGB, transparency flattened onto white (what :func:`rgb_array` holds as float)."""
+    if image.mode in ("RGBA", "LA", "P"):
+        rgba = image.convert("RGBA")
+        background = Image.new("RGBA", rgba.size, (255, 255, 255, 255))
+        image = Image.alpha_composite(background, rgba)
+    return image.convert("RGB")
 
 
 def content_share(pixels: np.ndarray, tolerance: float = BACKGROUND_TOLERANCE) -> float:

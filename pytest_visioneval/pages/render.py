@@ -59,6 +59,7 @@ from ..errors import VisionEvalError
 from ..graders.rendered import capture_names
 from .browser_env import browser_environment
 from .capture import full_page_capture, viewport_capture
+from .cpu_share import BusyRenderers
 from .deadline import Deadline
 from .memory_watch import Kill, MemoryWatch
 from .navigation_hold import hold_navigations
@@ -289,6 +290,11 @@ class Renderer:
         self._launching: asyncio.Lock | None = None
         self._open: asyncio.Semaphore | None = None
         self._working: WorkSlots | None = None
+
+    @property
+    def busy(self) -> BusyRenderers:
+        """What is done to renderers that keep the CPU busy, and which were found (see :mod:`cpu_share`)."""
+        return self._watch.busy
 
     @property
     def mirror(self) -> CdnMirror:

@@ -9,11 +9,14 @@ import pytest
 from PIL import Image
 
 from pytest_visioneval.cases.image_limits import (
+    DEFAULT_MAX_CASE_PIXELS,
     DEFAULT_MAX_IMAGE_PIXELS,
     ImageTooLarge,
+    check_case_total,
     check_image_file,
     check_size,
     header_size,
+    max_case_pixels,
     max_image_pixels,
     megapixels,
 )
@@ -75,3 +78,26 @@ def test_an_image_past_pillows_own_guard_is_refused_with_its_reason(tmp_path: Pa
     path.write_bytes(png((2000, 1500)))
     with pytest.raises(ImageTooLarge, match=r"reference image .*bomb\.png: Image size \(3000000 pixels\) exceeds limit"):
         check_image_file(path, "reference image")
+
+
+def test_the_case_total_is_the_default_or_the_environments(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("VISIONEVAL_MAX_CASE_PIXELS", raising=False)
+    assert max_case_pixels() == DEFAULT_MAX_CASE_PIXELS == 200_000_000
+    monkeypatch.setenv("VISIONEVAL_MAX_CASE_PIXELS", "1_000_000_000")
+    assert max_case_pixels() == 1_000_000_000
+    monkeypatch.setenv("VISIONEVAL_MAX_CASE_PIXELS", "0")
+    with pytest.raises(ValueError, match="VISIONEVAL_MAX_CASE_PIXELS='0' is not a positive whole number of pixels"):
+        max_case_pixels()
+
+
+def test_a_cases_images_are_added_up_from_their_headers_and_refused_past_the_total() -> None:
+    frames = [(f"frame-{i}.png", png((3000, 2000))) for i in range(4)] + [("big.png", png((4000, 3000)))]
+    frames.append(("notes.txt", b"not an image"))  # counts nothing
+    assert check_case_total(frames, limit=36_000_000) == 36_000_000  # exactly at the limit
+    with pytest.raises(ImageTooLarge) as info:
+        check_case_total(frames, limit=30_000_000)
+    assert str(info.value) == (
+        "the case's 5 output images are 36 Mpx together (the largest, big.png, 4000x3000), over the limit of 30 Mpx "
+        "per case (VISIONEVAL_MAX_CASE_PIXELS=30000000); nothing was decoded"
+    )
+    assert check_case_total([]) == 0

@@ -15,6 +15,7 @@ from pytest_visioneval.artifacts import Artifact
 from pytest_visioneval.cases.spec import CaseSpec
 from pytest_visioneval.errors import GraderError
 from pytest_visioneval.graders import Gate, Grade, create_grader, option_schemas
+from pytest_visioneval.graders import image as image_module
 from pytest_visioneval.graders.image import ImageGrader
 
 Encode = Callable[..., bytes]
@@ -438,3 +439,50 @@ def test_fills_canvas_options(case: CaseSpec, make_case: Callable[..., CaseSpec]
     assert "fills_canvas" not in grade({"fills_canvas": False}, case, small)
     assert grade({"min_extent": 0.3}, case, small)["fills_canvas"].passed
     assert grade({"min_extent_of_reference": 0.35}, make_case(reference=FLYER), small)["fills_canvas"].passed
+
+
+# -- the case's outputs together, and large outputs graded reduced ------------
+def test_decodes_refuses_outputs_over_the_case_total_from_their_headers(case: CaseSpec, monkeypatch: pytest.MonkeyPatch) -> None:
+    frames = [Artifact(f"frame-{i}.png", encoded(Image.new("L", (1000, 800), 200))) for i in range(3)]  # 2.4 Mpx together
+    monkeypatch.setenv("VISIONEVAL_MAX_CASE_PIXELS", "2_400_000")
+    assert grade({}, case, *frames)["decodes"].passed  # exactly at the limit
+    monkeypatch.setenv("VISIONEVAL_MAX_CASE_PIXELS", "2_000_000")
+    gates = grade({}, case, *frames)
+    assert set(gates) == {"decodes"}  # nothing was decoded, so nothing else is graded
+    assert gates["decodes"].reason == (
+        "the case's 3 output images are 2.4 Mpx together (the largest, frame-0.png, 1000x800), over the limit of "
+        "2.0 Mpx per case (VISIONEVAL_MAX_CASE_PIXELS=2000000); nothing was decoded"
+    )
+
+
+def test_a_large_output_is_graded_reduced_with_its_own_size_and_format(case: CaseSpec, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("pytest_visioneval.graders.image.WORK_SIDE", 512)  # as 2048 does for 4096 px, cheaper
+    picture = Image.new("RGB", (1200, 900), "white")
+    ImageDraw.Draw(picture).rectangle((300, 200, 900, 700), fill=(200, 40, 40))
+    gates = grade({"width": 1200, "height": 900, "formats": ["PNG"]}, case, Artifact("big.png", encoded(picture)))
+    assert gates["size"].passed and gates["size"].reason == "all 1200x900", gates["size"].reason
+    assert gates["format"].passed
+    assert gates["not_blank"].passed and gates["fills_canvas"].passed
+    wrong = grade({"width": 1000}, case, Artifact("big.png", encoded(picture)))["size"]
+    assert not wrong.passed and wrong.reason == "big.png is 1200x900, expected 1000x*"
+
+
+def test_differs_from_input_on_large_images_compares_them_reduced(
+    make_case: Callable[..., CaseSpec], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("pytest_visioneval.graders.image.WORK_SIDE", 512)  # as 2048 does for 4096 px, cheaper
+    source = Image.new("RGB", (1200, 900), "white")  # compared at 600 x 450
+    ImageDraw.Draw(source).rectangle((300, 200, 900, 700), fill=(200, 40, 40))
+    source_path = tmp_path / "input.png"
+    source.save(source_path)
+    edit = make_case(task="image_editing", images=[source_path])
+    compared: list[tuple[tuple[int, int], tuple[int, int]]] = []
+    measure = image_module.changed_share
+    monkeypatch.setattr(image_module, "changed_share", lambda a, b: compared.append((a.size, b.size)) or measure(a, b))
+    same = grade({}, edit, Artifact("out.png", encoded(source)))["differs_from_input"]
+    assert not same.passed and same.reason.startswith("out.png is input.png again (0.000% of pixels changed"), same.reason
+    edited = source.copy()
+    ImageDraw.Draw(edited).ellipse((40, 40, 160, 120), fill=(20, 160, 60))  # about 1% of the picture
+    moved = grade({}, edit, Artifact("out.png", encoded(edited)))["differs_from_input"]
+    assert moved.passed, moved.reason
+    assert compared == [((600, 450), (600, 450))] * 2  # neither image was compared at full size

@@ -68,3 +68,37 @@ def test_a_png_is_decoded_within_the_limit_then_reduced() -> None:
     paletted = io.BytesIO()
     Image.new("P", (1024, 1024), 3).save(paletted, format="PNG")
     assert decode_reduced(paletted.getvalue(), 256).size == (256, 256)
+
+
+def test_decode_picture_keeps_the_files_format_and_size_and_reduces_only_large_images() -> None:
+    from pytest_visioneval.graders.imaging import decode_picture
+
+    big = decode_picture("big.png", encoded((5000, 2000)), 2048)
+    assert (big.name, big.format, big.size, big.image.size) == ("big.png", "PNG", (5000, 2000), (2500, 1000))
+    small = decode_picture("small.jpg", encoded((3000, 2000), fmt="JPEG"), 2048)  # under twice 2048: not reduced
+    assert (small.format, small.size, small.image.size) == ("JPEG", (3000, 2000), (3000, 2000))
+    photo = decode_picture("photo.jpg", encoded((8000, 6000), fmt="JPEG"), 2048)  # the decoder's 1/2 scale: under 4096
+    assert (photo.format, photo.size, photo.image.size) == ("JPEG", (8000, 6000), (4000, 3000))
+
+
+def test_load_picture_and_load_path_reduce_on_request_and_name_the_file(tmp_path: Path) -> None:
+    from pytest_visioneval.graders.imaging import load_picture
+
+    path = tmp_path / "input.png"
+    path.write_bytes(encoded((4096, 1024)))
+    assert load_path(path, longest=1024).size == (1024, 256)
+    picture = load_picture(path, 1024, "input image")
+    assert (picture.name, picture.size, picture.image.size) == ("input.png", (4096, 1024), (1024, 256))
+    with pytest.raises(GraderError, match=r"cannot read input image .*missing\.png"):
+        load_picture(tmp_path / "missing.png", 1024, "input image")
+
+
+def test_downscaled_is_the_float_copy_resized_without_holding_the_full_size_as_float() -> None:
+    import numpy as np
+
+    from pytest_visioneval.graders.imaging import downscaled, rgb_array
+
+    rgba = Image.new("RGBA", (900, 600), (0, 0, 0, 0))
+    rgba.paste((200, 40, 40, 128), (100, 100, 500, 400))
+    expected = Image.fromarray(rgb_array(rgba).astype(np.uint8)).resize((256, 171), Image.Resampling.BOX)
+    assert np.array_equal(downscaled(rgba), np.asarray(expected, dtype=np.float32))  # the values of the float path

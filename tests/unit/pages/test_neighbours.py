@@ -23,7 +23,8 @@ HOSTILE = {
     "navigation loop": "<p>leaving</p><script>setInterval(() => { location.href = 'p' + Math.random() + '.html'; }, 1)</script>",
 }
 OPTIONS = RenderOptions(width=800, height=600, timeout_ms=5000)
-# Alone the normal page renders in 0.2 s; beside the hostile pages it took 0.5-9.2 s on the shared 2-core machine.
+# Alone the normal page renders in 0.2-0.5 s; beside the hostile pages 0.7-1.4 s (medians) on the shared 2-core machine:
+# benchmarks/hostile_neighbours.py measures it, and where the CPU goes meanwhile (docs/rendering.md).
 
 
 def render(renderer: Renderer, folder: Path, html: str) -> tuple[float, str]:
