@@ -4,6 +4,10 @@ The map lets schema errors point at a line: ``lines[("cases", 2, "prompt")]``
 is the 1-based line of that key. PyYAML keeps the last of two duplicate keys
 silently; here a duplicate key is an error, because in a case file it is
 almost always a copy-paste mistake that would drop a grader or a prompt.
+Every duplicate is noted (``LoadedYaml.problems``) and the later value kept,
+as PyYAML would, so the checks after loading can still report the file's
+other problems in the same error. Bad YAML syntax stops the loading: PyYAML's
+own pointer to the cause is then the only problem there is to report.
 """
 
 from __future__ import annotations
@@ -47,6 +51,7 @@ def max_expanded_chars(path: Path) -> int:
 class LoadedYaml:
     data: Any
     lines: dict[PathKey, int]
+    problems: tuple[CaseFileError, ...] = ()  # duplicate keys (the later value is kept)
 
     def line_of(self, path: PathKey) -> int | None:
         """Line of ``path``, or of its nearest ancestor that has one."""
@@ -69,17 +74,22 @@ def format_field(path: PathKey) -> str:
     return out
 
 
-def load_yaml(path: Path) -> LoadedYaml:
-    """Parse ``path``; raise :class:`CaseFileError` with the line on bad YAML."""
+def load_yaml(path: Path, *, keep_going: bool = False) -> LoadedYaml:
+    """Parse ``path``; raise :class:`CaseFileError` with the line on bad YAML.
+
+    A duplicate key raises too, unless ``keep_going``: then every duplicate is
+    in ``problems`` for the caller to report with the file's other problems.
+    """
     try:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise CaseFileError(path, f"cannot read file: {exc}") from exc
-    return load_yaml_text(text, path)
+    return load_yaml_text(text, path, keep_going=keep_going)
 
 
-def load_yaml_text(text: str, path: Path) -> LoadedYaml:
+def load_yaml_text(text: str, path: Path, *, keep_going: bool = False) -> LoadedYaml:
     loader = _Loader(text)
+    duplicates: list[CaseFileError] = []
     try:
         node = loader.get_single_node()
         if node is None:
@@ -89,17 +99,19 @@ def load_yaml_text(text: str, path: Path) -> LoadedYaml:
             # Anchors, aliases or merge keys: PyYAML's constructor resolves them, after a check that
             # the aliases do not expand the file past its size limit.
             _check_expansion(node, path)
-            _index(node, (), lines, path)
+            _index(node, (), lines, path, duplicates)
             data = loader.construct_document(node)
         else:  # no anchor, no alias: the node graph is a tree as big as the text
-            data = _tree_data(node, (), lines, path, loader)
+            data = _tree_data(node, (), lines, path, loader, duplicates)
     except yaml.MarkedYAMLError as exc:
         raise CaseFileError(path, f"invalid YAML: {_yaml_problem(exc)}", line=_yaml_line(exc)) from None
     except yaml.YAMLError as exc:
         raise CaseFileError(path, f"invalid YAML: {exc}") from None
     finally:
         loader.dispose()
-    return LoadedYaml(data, lines)
+    if duplicates and not keep_going:
+        raise duplicates[0]
+    return LoadedYaml(data, lines, tuple(duplicates))
 
 
 def _yaml_line(exc: yaml.MarkedYAMLError) -> int | None:
@@ -182,7 +194,9 @@ _SEQ_TAG = "tag:yaml.org,2002:seq"
 _STR_TAG = "tag:yaml.org,2002:str"
 
 
-def _tree_data(node: yaml.Node, prefix: PathKey, lines: dict[PathKey, int], path: Path, loader: Any) -> Any:
+def _tree_data(
+    node: yaml.Node, prefix: PathKey, lines: dict[PathKey, int], path: Path, loader: Any, duplicates: list[CaseFileError]
+) -> Any:
     """The data of a node tree and the line of every key and item below ``prefix``, in one walk.
 
     Gives what PyYAML's constructor gives for the same tree; plain mappings,
@@ -196,13 +210,13 @@ def _tree_data(node: yaml.Node, prefix: PathKey, lines: dict[PathKey, int], path
         for i, item in enumerate(node.value):
             here = prefix + (i,)
             lines[here] = item.start_mark.line + 1
-            items.append(_tree_data(item, here, lines, path, loader))
+            items.append(_tree_data(item, here, lines, path, loader, duplicates))
         return items
     if isinstance(node, yaml.MappingNode) and node.tag == _MAP_TAG:
         mapping: dict[Any, Any] = {}
         seen: set[Any] = set()
         for key_node, value_node in node.value:
-            here = _key_path(key_node, prefix, seen, lines, path)
+            here = _key_path(key_node, prefix, seen, lines, path, duplicates)
             if isinstance(key_node, yaml.ScalarNode) and key_node.tag == _STR_TAG:
                 key = key_node.value
             else:
@@ -213,32 +227,46 @@ def _tree_data(node: yaml.Node, prefix: PathKey, lines: dict[PathKey, int], path
                 raise yaml.constructor.ConstructorError(
                     "while constructing a mapping", node.start_mark, "found unhashable key", key_node.start_mark
                 ) from None
-            mapping[key] = _tree_data(value_node, here, lines, path, loader)
+            mapping[key] = _tree_data(value_node, here, lines, path, loader, duplicates)
         return mapping
-    _index(node, prefix, lines, path)  # another tag (!!set, !!omap, ...): the constructor knows it
+    _index(node, prefix, lines, path, duplicates)  # another tag (!!set, !!omap, ...): the constructor knows it
     return loader.construct_object(node, deep=True)
 
 
-def _key_path(key_node: yaml.Node, prefix: PathKey, seen: set[Any], lines: dict[PathKey, int], path: Path) -> PathKey:
-    """The path of a mapping key's value; notes the key's line, and refuses a key its mapping already has."""
+def _key_path(
+    key_node: yaml.Node, prefix: PathKey, seen: set[Any], lines: dict[PathKey, int], path: Path, duplicates: list[CaseFileError]
+) -> PathKey:
+    """The path of a mapping key's value; notes the key's line, and a key its mapping already has as a problem."""
     key = key_node.value if isinstance(key_node, yaml.ScalarNode) else repr(key_node)
     here = prefix + (key,)
     if key in seen:
-        raise CaseFileError(path, "duplicate key", line=key_node.start_mark.line + 1, field=format_field(here))
+        first = lines.get(here)
+        duplicates.append(
+            CaseFileError(
+                path,
+                f"duplicate key (first at line {first}; the later value is the one read)",
+                line=key_node.start_mark.line + 1,
+                field=format_field(here),
+            )
+        )
     seen.add(key)
     lines[here] = key_node.start_mark.line + 1
     return here
 
 
-def _index(node: yaml.Node, prefix: PathKey, lines: dict[PathKey, int], path: Path) -> None:
+def _index(
+    node: yaml.Node, prefix: PathKey, lines: dict[PathKey, int], path: Path, duplicates: list[CaseFileError] | None = None
+) -> None:
+    if duplicates is None:
+        duplicates = []
     if isinstance(node, yaml.MappingNode):
         seen: set[Any] = set()
         for key_node, value_node in node.value:
             if isinstance(key_node, yaml.ScalarNode) and key_node.value == "<<":
                 continue  # merge key: its own keys are indexed where they are written
-            _index(value_node, _key_path(key_node, prefix, seen, lines, path), lines, path)
+            _index(value_node, _key_path(key_node, prefix, seen, lines, path, duplicates), lines, path, duplicates)
     elif isinstance(node, yaml.SequenceNode):
         for i, item in enumerate(node.value):
             here = prefix + (i,)
             lines[here] = item.start_mark.line + 1
-            _index(item, here, lines, path)
+            _index(item, here, lines, path, duplicates)

@@ -10,10 +10,16 @@ import difflib
 from collections.abc import Iterable
 
 
+def closest(word: str, known: Iterable[str]) -> str | None:
+    """The known name closest to ``word``, or ``None`` when none is close."""
+    close = difflib.get_close_matches(word, sorted(known), n=1)
+    return close[0] if close else None
+
+
 def did_you_mean(word: str, known: Iterable[str]) -> str:
     """`` (did you mean 'similarity'?)`` for the closest known name, or "" when none is close."""
-    close = difflib.get_close_matches(word, sorted(known), n=1)
-    return f" (did you mean {close[0]!r}?)" if close else ""
+    close = closest(word, known)
+    return f" (did you mean {close!r}?)" if close else ""
 
 
 def unknown_name(what: str, word: str, known: Iterable[str], listed_as: str = "allowed") -> str:

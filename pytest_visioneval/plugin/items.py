@@ -19,11 +19,10 @@ from typing import Any
 import pytest
 
 from ..cases import CaseSpec
-from ..cases.problems import combined
-from ..cases.spec import GraderSpec, SuiteSpec
+from ..cases.problems import CaseFileProblems, combined
+from ..cases.spec import SuiteSpec
 from ..errors import CaseFileError
-from ..graders import grader_types
-from ..protocols.case_files import load_case_file
+from ..protocols.case_files import graders_can_grade, load_case_file
 from . import gc_freeze
 from .model_choices import item_name
 from .options import settings_key
@@ -93,8 +92,14 @@ class CaseFile(pytest.Module):
             return list(self._items())
 
     def _items(self) -> Iterator[pytest.Item]:
-        suite = load_case_file(self.path, self.config.rootpath)
-        self._check(suite)
+        try:
+            suite = load_case_file(self.path, self.config.rootpath, case_check=graders_can_grade)
+        except CaseFileProblems as problems:
+            # The ids of the cases that could be built are checked too: every problem in one error.
+            raise combined([problems, *self._taken_uids(problems.cases)]) from None
+        taken = self._taken_uids(suite.cases)
+        if taken:
+            raise combined(taken)
         settings = self.config.stash[settings_key]
         # One model: the item is the case. Several: one item per model, next to each other.
         labels: tuple[str | None, ...] = settings.model_labels if settings.several_models else (None,)
@@ -111,31 +116,17 @@ class CaseFile(pytest.Module):
                 fixtureinfo = getattr(item, "_fixtureinfo", None)
                 yield item
 
-    def _check(self, suite: SuiteSpec) -> None:
-        """What only the graders know (a grader that cannot grade a case's task...): every problem at once."""
+    def _taken_uids(self, cases: tuple[CaseSpec, ...]) -> list[CaseFileError]:
+        """A case uid that another case file of this session defines too (each file checks its own ids)."""
         seen = self.config.stash.setdefault(_seen_uids_key, {})
-        types_ = grader_types()
         problems: list[CaseFileError] = []
-        for index, case in enumerate(suite.cases):
+        for index, case in enumerate(cases):
             where = f"{case.source}:{case.line}"
             if case.uid in seen and seen[case.uid] != where:
-                problems.append(
-                    CaseFileError(
-                        self.path,
-                        f"case {case.uid!r} is also defined at {seen[case.uid]}",
-                        line=case.line,
-                        field=f"cases[{index}].id",
-                    )
-                )
+                message = f"case {case.uid!r} is also defined at {seen[case.uid]}"
+                problems.append(CaseFileError(self.path, message, line=case.line, field=f"cases[{index}].id"))
             seen[case.uid] = where
-            for grader in case.graders:
-                problem = types_[grader.use].check_case(case, grader.options)
-                if problem:
-                    fix = f" (a case can take it back: {{use: {grader.name}, drop: true}})" if _inherited(suite, grader) else ""
-                    field = f"cases[{index}] grader {grader.name!r}"
-                    problems.append(CaseFileError(self.path, problem + fix, line=case.line, field=field))
-        if problems:
-            raise combined(problems)
+        return problems
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException]) -> Any:  # type: ignore[override]
         if isinstance(excinfo.value, CaseFileError):
@@ -149,11 +140,6 @@ def _shown_from_rootdir(text: str, path: Path, root: Path) -> str:
         return text
     absolute, relative = f"{path}:", f"{path.relative_to(root)}:"
     return "\n".join(relative + line[len(absolute) :] if line.startswith(absolute) else line for line in text.split("\n"))
-
-
-def _inherited(suite: SuiteSpec, grader: GraderSpec) -> bool:
-    """Whether ``grader`` may come from the file's ``defaults`` (which a case can drop)."""
-    return grader.name in suite.default_graders
 
 
 class CaseItem(pytest.Function):

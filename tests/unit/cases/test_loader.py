@@ -84,6 +84,26 @@ def test_duplicate_top_level_key(tmp_path: Path) -> None:
     assert (info.value.line, info.value.field) == (3, "suite")
 
 
+def test_every_duplicate_key_is_kept_for_the_caller_when_it_goes_on(tmp_path: Path) -> None:
+    text = "suite: a\ncases:\n  - id: x\n    prompt: first\n    prompt: second\nsuite: b\n"
+    loaded = load_yaml(write(tmp_path, text), keep_going=True)
+    assert [(p.line, p.field) for p in loaded.problems] == [(5, "cases[0].prompt"), (6, "suite")]
+    assert loaded.problems[0].message == "duplicate key (first at line 4; the later value is the one read)"
+    assert loaded.data == {"suite": "b", "cases": [{"id": "x", "prompt": "second"}]}  # as PyYAML reads it
+    assert loaded.lines[("cases", 0, "prompt")] == 5
+
+
+def test_duplicate_keys_under_anchors_are_kept_too(tmp_path: Path) -> None:
+    text = "base: &b {task: image_generation}\ncases:\n  - id: x\n    id: y\n"
+    loaded = load_yaml_text(text, tmp_path / "x.eval.yaml", keep_going=True)
+    assert [(p.line, p.field) for p in loaded.problems] == [(4, "cases[0].id")]
+    assert loaded.data["cases"] == [{"id": "y"}]
+
+
+def test_a_file_without_duplicates_has_no_problems(tmp_path: Path) -> None:
+    assert load_yaml(write(tmp_path, "cases:\n  - id: a\n"), keep_going=True).problems == ()
+
+
 def test_same_key_in_sibling_mappings_is_not_a_duplicate(tmp_path: Path) -> None:
     loaded = load_yaml(write(tmp_path, "cases:\n  - id: a\n  - id: b\n"))
     assert [c["id"] for c in loaded.data["cases"]] == ["a", "b"]

@@ -424,6 +424,11 @@ def test_nan_threshold_is_rejected(suite_dir: Path) -> None:
         load_suite(path)
 
 
-def test_schema_errors_come_before_building(suite_dir: Path) -> None:
+def test_schema_errors_come_with_the_building_ones(suite_dir: Path) -> None:
     err = load_error(write(suite_dir, "cases:\n  - id: a\n    promt: p\n"))
-    assert err.field == "cases[0].promt"
+    assert str(err).splitlines() == [
+        f"{suite_dir / 'demo.eval.yaml'}:2: field 'cases[0]': 'task' is required (in the case or in 'defaults')",
+        f"{suite_dir / 'demo.eval.yaml'}:3: field 'cases[0].promt': unknown key 'promt' (did you mean 'prompt'?); "
+        "allowed keys: criteria, description, fields, graders, id, images, mask, params, prompt, reference, render, "
+        "repeat_policy, skip, tags, task, xfail",
+    ]  # and not also "needs a 'prompt'": 'promt' was most likely meant to be it

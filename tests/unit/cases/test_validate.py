@@ -8,7 +8,7 @@ import jsonschema
 import pytest
 
 from pytest_visioneval.cases.loader import load_yaml
-from pytest_visioneval.cases.validate import case_file_schema, validate_case_file
+from pytest_visioneval.cases.validate import BROKEN, case_file_schema, check_structure, validate_case_file
 from pytest_visioneval.errors import CaseFileError
 
 
@@ -189,3 +189,76 @@ def test_the_fast_check_never_writes_a_schema_default_into_the_data(monkeypatch:
         assert data == {}
     finally:
         validate._fast_check.cache_clear()
+
+
+# -- check_structure: the problems, and the data without the parts that have them --------------------------------
+def structure_of(tmp_path: Path, text: str):  # type: ignore[no-untyped-def]
+    path = tmp_path / "s.eval.yaml"
+    path.write_text(text, encoding="utf-8")
+    return check_structure(load_yaml(path), path)
+
+
+def test_valid_data_is_handed_back_as_it_is(tmp_path: Path) -> None:
+    path = tmp_path / "s.eval.yaml"
+    path.write_text("cases:\n  - {id: a, prompt: p}\n", encoding="utf-8")
+    loaded = load_yaml(path)
+    structure = check_structure(loaded, path)
+    assert structure.problems == () and structure.pruned == frozenset()
+    assert structure.data is loaded.data  # no copy for a file that is fine
+
+
+def test_broken_parts_are_taken_out_and_list_items_keep_their_place(tmp_path: Path) -> None:
+    structure = structure_of(
+        tmp_path,
+        "cases:\n"
+        "  - id: a\n"
+        "    prompt: 3\n"  # 3
+        "    promt: x\n"  # 4
+        "    images: [4, in.png]\n"  # 5
+        "    graders: [{name: only}]\n"  # 6: 'use' is required; nothing is taken out for it
+        "  - 5\n",  # 7
+    )
+    assert [(p.line, p.field) for p in structure.problems] == [
+        (3, "cases[0].prompt"),
+        (4, "cases[0].promt"),
+        (5, "cases[0].images[0]"),
+        (6, "cases[0].graders[0]"),
+        (7, "cases[1]"),
+    ]
+    assert structure.data == {"cases": [{"id": "a", "images": [BROKEN, "in.png"], "graders": [{"name": "only"}]}, BROKEN]}
+    assert structure.broken(("cases", 0, "prompt")) and structure.broken(("cases", 1))
+    assert not structure.broken(("cases", 0, "graders"))
+    assert not structure.broken(("cases", 0, "images", 1))
+
+
+def test_a_misspelt_key_counts_its_likely_meaning_as_broken(tmp_path: Path) -> None:
+    structure = structure_of(tmp_path, "cases:\n  - id: a\n    promt: x\n    zzzzzz: 1\n")
+    assert structure.broken(("cases", 0, "prompt"))  # the prompt is not "missing": it was misspelt
+    assert structure.pruned == frozenset({("cases", 0, "promt"), ("cases", 0, "zzzzzz")})
+
+
+def test_a_bad_name_in_a_mapping_points_at_its_own_line(tmp_path: Path) -> None:
+    structure = structure_of(tmp_path, "thresholds:\n  ok.x: 1\n  'bad name': 2\ncases:\n  - id: a\n")
+    [problem] = structure.problems
+    assert (problem.line, problem.field) == (3, "thresholds.bad name")
+    assert problem.message.startswith("name 'bad name' does not match")
+    assert structure.data["thresholds"] == {"ok.x": 1}
+
+
+def test_when_the_two_validators_disagree_the_file_is_rejected_and_nothing_else_checked(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from pytest_visioneval.cases import validate
+    from pytest_visioneval.cases.suite import load_suite
+
+    class Silent:
+        def iter_errors(self, data: object) -> list[object]:
+            return []
+
+    monkeypatch.setattr(validate, "_validator", lambda: Silent())
+    path = tmp_path / "s.eval.yaml"
+    path.write_text("cases:\n  - id: a\n    promt: x\n    mask: gone.png\n", encoding="utf-8")
+    with pytest.raises(CaseFileError) as info:
+        load_suite(path)
+    assert str(info.value).startswith(f"{path}: rejected by the case-file schema: ")
+    assert "\n" not in str(info.value)  # the rest of the file was not read as if it were sound
