@@ -3,6 +3,7 @@
 Run on demand (not part of the test suite; this machine is shared and noisy):
 
     .venv/bin/python benchmarks/throughput.py [--cases 200] [--latency 0.3] [--concurrency 16] [--repeats 3]
+        [--workers 0,2] [--no-bare] [--same-image] [--size 64x64] [--compare DIR ...]
 
 A local OpenAI-compatible server (``pytest_visioneval.testing.FakeOpenAIServer``)
 adds a fixed latency to every call. Each case makes one image generation and
@@ -22,6 +23,23 @@ min-max) over ``--repeats`` runs of:
   and the number of calls the server saw (goal: 0);
 * at the end, the peak resident memory of the largest pytest process.
 
+The floor: a bare ``openai.AsyncOpenAI`` client (``bare_client.py``, its own
+process, one asyncio loop, a semaphore of ``--concurrency``) sends exactly our
+traffic to the same server: the generation and judge bodies our first untimed
+run sent, with each case's prompt and the image each generation returned, as
+our judge sends it. The variants take turns (ours ``-n 0``, ours ``-n 2``, the
+bare client) in every repeat, and for each the script prints the CPU
+milliseconds per call (CPU seconds of the process and its children / calls the
+server saw), wall/ideal and the voluntary+involuntary context switches, and for
+ours the ratios ours/bare of both, taken within each repeat. ``--compare DIR``
+adds the plugin found in DIR (another commit's ``pytest_visioneval``) to the
+same turns, for a before/after on one machine at one time. A quick run:
+``--cases 300 --concurrency 64 --repeats 1``.
+
+The server's image for each case is the same square in a colour of its own
+(every output differs, as in a real run, so nothing made once per image is
+shared between cases); ``--same-image`` answers every case with one image.
+
 The runs write bytecode caches (``PYTHONDONTWRITEBYTECODE`` is dropped, as on a
 user's machine) and one untimed pair of runs comes first, so no timed run
 compiles the plugin's modules.
@@ -30,6 +48,8 @@ compiles the plugin's modules.
 from __future__ import annotations
 
 import argparse
+import hashlib
+import json
 import os
 import resource
 import statistics
@@ -41,6 +61,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from pytest_visioneval.testing import FakeOpenAIServer
+from pytest_visioneval.testing.openai_server import RecordedRequest, default_image
 
 JUDGE_REPLY = '{"scores": {"quality": {"reason": "clean shapes, readable", "score": 8}}}'
 PROBE_ENV = "VISIONEVAL_BENCH_SESSION_START"
@@ -54,26 +75,42 @@ def pytest_sessionstart(session):
 """
 
 
-def make_suite(root: Path, cases: int, per_file: int = 50) -> None:
+def image_of_its_prompt(request: RecordedRequest) -> bytes:
+    """The server's image for a generation: the default square, in a colour of the prompt's own (outputs differ)."""
+    body = request.json or {}
+    red, green, blue = (v // 2 for v in hashlib.sha256(str(body.get("prompt")).encode()).digest()[:3])  # dark on white
+    return default_image(body.get("size"), (red, green, blue))
+
+
+def case_prompt(file: int, case: int) -> str:
+    return f"a red square number {case} of file {file}"
+
+
+def make_suite(root: Path, cases: int, per_file: int = 50, size: str = "64x64") -> list[str]:
+    """Write the suite; the prompts of its cases, in order."""
     folder = root / "cases"
     folder.mkdir(parents=True)
+    width, height = (int(side) for side in size.split("x"))
     files = -(-cases // per_file)
+    prompts: list[str] = []
     for f in range(files):
         count = min(per_file, cases - f * per_file)
         lines = [
             f"suite: t{f:03d}",
             "defaults:",
             "  task: image_generation",
-            "  params: {size: 64x64}",
+            f"  params: {{size: {size}}}",
             "  graders:",
             "    - use: image",
-            "      options: {width: 64, height: 64}",
+            f"      options: {{width: {width}, height: {height}}}",
             "    - use: score",
             "      options: {dimensions: {quality: overall visual quality}, scale: 10}",
             "cases:",
         ]
-        lines += [f"  - {{id: c{c:03d}, prompt: 'a red square number {c} of file {f}'}}" for c in range(count)]
+        lines += [f"  - {{id: c{c:03d}, prompt: '{case_prompt(f, c)}'}}" for c in range(count)]
+        prompts += [case_prompt(f, c) for c in range(count)]
         (folder / f"t{f:03d}.eval.yaml").write_text("\n".join(lines) + "\n")
+    return prompts
 
 
 @dataclass(frozen=True)
@@ -86,14 +123,15 @@ class Run:
     in_flight: float  # requests being served, on average over the span
     tail: float  # last answer -> the process's exit
     cpu: float  # CPU seconds (user + system) of the pytest processes
+    switches: int = 0  # context switches (voluntary + involuntary) of those processes
 
 
-def run(root: Path, server: FakeOpenAIServer, workers: int, concurrency: int, cache: Path) -> Run:
+def run(root: Path, server: FakeOpenAIServer, workers: int, concurrency: int, cache: Path, plugin: str | None = None) -> Run:
     server.reset()
     marks = root / "session-start.txt"
     marks.unlink(missing_ok=True)
-    # An outer PYTHONPATH is kept (after the probe's folder): PYTHONPATH=<another checkout> measures that code.
-    path = os.pathsep.join(p for p in (str(root), os.environ.get("PYTHONPATH", "")) if p)
+    # ``plugin``, else an outer PYTHONPATH, is kept after the probe's folder: PYTHONPATH=<another checkout> measures that code.
+    path = os.pathsep.join(p for p in (str(root), plugin or os.environ.get("PYTHONPATH", "")) if p)
     env = {**os.environ, "OPENAI_API_KEY": "bench-key", PROBE_ENV: str(marks), "PYTHONPATH": path}
     env.pop("PYTHONDONTWRITEBYTECODE", None)
     command = [
@@ -104,28 +142,63 @@ def run(root: Path, server: FakeOpenAIServer, workers: int, concurrency: int, ca
     ]  # fmt: skip
     if workers:
         command += ["-n", str(workers)]
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    started = time.monotonic()
-    done = subprocess.run(command, cwd=root, env=env, capture_output=True, text=True, check=False)
-    ended = time.monotonic()
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    done, wall, cpu, switches = timed(command, root, env)
     if done.returncode != 0:
         raise SystemExit(f"the run failed (exit {done.returncode}):\n{done.stdout[-3000:]}\n{done.stderr[-2000:]}")
+    ended = time.monotonic()
+    started = ended - wall
     session = min(float(line) for line in marks.read_text().split())
     requests = list(server.requests)
     if not requests:
-        return Run(ended - started, 0, session - started, float("nan"), 0.0, 0.0, float("nan"), cpu)
+        return Run(wall, 0, session - started, float("nan"), 0.0, 0.0, float("nan"), cpu, switches)
     first = min(r.received for r in requests)
     last = max(r.answered or r.received for r in requests)
     serving = sum((r.answered or r.received) - r.received for r in requests)
     span = last - first
     in_flight = serving / span if span else 0.0
-    return Run(ended - started, len(requests), session - started, first - session, span, in_flight, ended - last, cpu)
+    return Run(wall, len(requests), session - started, first - session, span, in_flight, ended - last, cpu, switches)
+
+
+def timed(command: list[str], cwd: Path, env: dict[str, str]) -> tuple[subprocess.CompletedProcess[str], float, float, int]:
+    """Run ``command``; its result, wall seconds, CPU seconds and context switches (its children's included)."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    started = time.monotonic()
+    done = subprocess.run(command, cwd=cwd, env=env, capture_output=True, text=True, check=False)
+    wall = time.monotonic() - started
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    switches = (after.ru_nvcsw - before.ru_nvcsw) + (after.ru_nivcsw - before.ru_nivcsw)
+    return done, wall, cpu, switches
+
+
+def record_traffic(server: FakeOpenAIServer, prompts: list[str], path: Path) -> None:
+    """What our run just sent: one generation body and the judge body that carried its image, for the bare client."""
+    bodies = [r for r in server.requests if r.json is not None and r.status == 200]
+    generation = next(r.json for r in bodies if r.path.endswith("/images/generations"))
+    prompt = generation["prompt"]
+    # The judge request of the same case: the one whose text names the generation's prompt.
+    judge = next(r.json for r in bodies if r.path.endswith("/chat/completions") and prompt in json.dumps(r.json))
+    path.write_text(json.dumps({"generation": generation, "judge": judge, "prompt": prompt, "prompts": prompts}))
+
+
+def run_bare(root: Path, server: FakeOpenAIServer, concurrency: int, traffic: Path) -> Run:
+    """The bare client's turn (see ``bare_client.py``): only wall, calls, CPU and switches are measured."""
+    server.reset()
+    command = [sys.executable, str(Path(__file__).with_name("bare_client.py")), str(traffic), server.base_url, str(concurrency)]
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    done, wall, cpu, switches = timed(command, root, env)
+    if done.returncode != 0:
+        raise SystemExit(f"the bare client failed (exit {done.returncode}):\n{done.stderr[-3000:]}")
+    nan = float("nan")
+    return Run(wall, len(server.requests), nan, nan, nan, nan, nan, cpu, switches)
 
 
 def _spread(values: list[float], fmt: str = "{:.2f}") -> str:
     return f"{fmt.format(statistics.median(values))} ({fmt.format(min(values))}-{fmt.format(max(values))})"
+
+
+def _ms_per_call(r: Run) -> float:
+    return 1000 * r.cpu / r.calls if r.calls else float("nan")
 
 
 def main() -> int:
@@ -134,47 +207,96 @@ def main() -> int:
     parser.add_argument("--latency", type=float, default=0.3)
     parser.add_argument("--concurrency", type=int, default=16)
     parser.add_argument("--workers", default="0,2", help="xdist worker counts to try (0: no xdist)")
-    parser.add_argument("--repeats", type=int, default=3, help="cold+warm pairs per worker count (median reported)")
+    parser.add_argument("--repeats", type=int, default=3, help="turns of every variant (median reported)")
+    parser.add_argument("--no-bare", action="store_true", help="skip the bare client (the floor)")
+    parser.add_argument("--same-image", action="store_true", help="the server answers every case with one image")
+    parser.add_argument("--size", default="64x64", help="the size the cases ask for (WxH; the server's images have it)")
+    parser.add_argument(
+        "--compare", action="append", default=[], metavar="DIR",
+        help="also run the plugin found in DIR (a PYTHONPATH entry, e.g. a `git archive` of another commit) in the same turns",
+    )  # fmt: skip
     args = parser.parse_args()
+    import openai
+
     import pytest_visioneval
 
-    print(f"measuring the plugin at {Path(pytest_visioneval.__file__).parent}")
     calls = 2 * args.cases
     ideal = calls * args.latency / args.concurrency
+    worker_counts = [int(w) for w in args.workers.split(",")]
+    # (label, -n, PYTHONPATH of the plugin: None is this checkout, or an outer PYTHONPATH)
+    variants = [(f"ours -n {w}", w, None) for w in worker_counts]
+    variants += [(f"{folder} -n {w}", w, folder) for folder in args.compare for w in worker_counts]
+    turns = [f"{label} (cold, then warm)" for label, _, _ in variants] + ([] if args.no_bare else ["bare client"])
+    print(f"measuring the plugin at {Path(pytest_visioneval.__file__).parent}, openai {openai.__version__}, "
+          f"Python {sys.version.split()[0]}, {os.cpu_count()} CPUs; turns per repeat: {', '.join(turns)}")  # fmt: skip
     print(f"{args.cases} cases x (1 generation + 1 judge call) = {calls} calls, latency {args.latency}s, "
-          f"concurrency {args.concurrency}: ideal {ideal:.2f}s; median (min-max) of {args.repeats}")  # fmt: skip
+          f"concurrency {args.concurrency}: ideal {ideal:.2f}s; median (min-max) of {args.repeats}; "
+          f"{'one image for every case' if args.same_image else 'an image of its own per case'}, {args.size}")  # fmt: skip
     with tempfile.TemporaryDirectory(prefix="visioneval-throughput-") as tmp, FakeOpenAIServer(latency=args.latency) as server:
         server.text_reply = JUDGE_REPLY
+        if not args.same_image:
+            server.image_factory = image_of_its_prompt
         root = Path(tmp)
-        make_suite(root, args.cases)
+        prompts = make_suite(root, args.cases, size=args.size)
         (root / "bench_probe.py").write_text(PROBE)
+        traffic = root / "traffic.json"
         warm_up = root / "cache-warm-up"
         run(root, server, 0, args.concurrency, warm_up)  # untimed: writes the bytecode caches
+        record_traffic(server, prompts, traffic)
         run(root, server, 0, args.concurrency, warm_up)
-        for workers in (int(w) for w in args.workers.split(",")):
-            cold: list[Run] = []
-            warm: list[Run] = []
-            for index in range(args.repeats):
-                cache = root / f"cache-n{workers}-{index}"
-                cold.append(run(root, server, workers, args.concurrency, cache))
-                warm.append(run(root, server, workers, args.concurrency, cache))
+        for folder in args.compare:
+            run(root, server, 0, args.concurrency, root / "cache-warm-up-other", folder)  # its bytecode too
+        if not args.no_bare:
+            run_bare(root, server, args.concurrency, traffic)  # untimed too
+        cold: dict[str, list[Run]] = {label: [] for label, _, _ in variants}
+        warm: dict[str, list[Run]] = {label: [] for label, _, _ in variants}
+        bare: list[Run] = []
+        for index in range(args.repeats):
+            for number, (label, workers, plugin) in enumerate(variants):
+                cache = root / f"cache-{number}-{index}"
+                cold[label].append(run(root, server, workers, args.concurrency, cache, plugin))
+                warm[label].append(run(root, server, workers, args.concurrency, cache, plugin))
+            if not args.no_bare:
+                bare.append(run_bare(root, server, args.concurrency, traffic))
+        for label, _, _ in variants:
+            runs = cold[label]
             print(
-                f"-n {workers} cold: wall/ideal {_spread([r.wall / ideal for r in cold])} (goal <= 1.15); "
-                f"session start {_spread([r.session for r in cold])} s; "
-                f"first request {_spread([r.first for r in cold])} s after it (goal <= 0.5); "
-                f"span/ideal {_spread([r.span / ideal for r in cold])}; "
-                f"in flight {_spread([r.in_flight for r in cold], '{:.1f}')} of {args.concurrency}; "
-                f"exit {_spread([r.tail for r in cold])} s after the last answer; "
-                f"CPU {_spread([r.cpu for r in cold], '{:.1f}')} s; calls {[r.calls for r in cold]}"
+                f"{label} cold: wall/ideal {_spread([r.wall / ideal for r in runs])} (goal <= 1.15); "
+                f"session start {_spread([r.session for r in runs])} s; "
+                f"first request {_spread([r.first for r in runs])} s after it (goal <= 0.5); "
+                f"span/ideal {_spread([r.span / ideal for r in runs])}; "
+                f"in flight {_spread([r.in_flight for r in runs], '{:.1f}')} of {args.concurrency}; "
+                f"exit {_spread([r.tail for r in runs])} s after the last answer; "
+                f"CPU {_spread([r.cpu for r in runs], '{:.1f}')} s; calls {[r.calls for r in runs]}"
             )
+            again = warm[label]
             print(
-                f"-n {workers} warm: wall/cold {_spread([w.wall / c.wall for w, c in zip(warm, cold, strict=True)], '{:.3f}')} "
-                f"(goal <= 0.1); wall {_spread([w.wall for w in warm])} s; "
-                f"CPU {_spread([w.cpu for w in warm], '{:.1f}')} s; calls {[w.calls for w in warm]} (goal 0)"
+                f"{label} warm: wall/cold {_spread([w.wall / c.wall for w, c in zip(again, runs, strict=True)], '{:.3f}')} "
+                f"(goal <= 0.1); wall {_spread([w.wall for w in again])} s; "
+                f"CPU {_spread([w.cpu for w in again], '{:.1f}')} s; calls {[w.calls for w in again]} (goal 0)"
+            )
+        print("per call, cold runs:")
+        for label, _, _ in variants:
+            runs = cold[label]
+            line = (
+                f"  {label}: CPU {_spread([_ms_per_call(r) for r in runs], '{:.1f}')} ms per call; "
+                f"wall/ideal {_spread([r.wall / ideal for r in runs])}; "
+                f"context switches {_spread([float(r.switches) for r in runs], '{:.0f}')}"
+            )
+            if bare:
+                cpu_ratio = [_ms_per_call(r) / _ms_per_call(b) for r, b in zip(runs, bare, strict=True)]
+                wall_ratio = [r.wall / b.wall for r, b in zip(runs, bare, strict=True)]
+                line += f"; ours/bare: CPU {_spread(cpu_ratio)} (goal <= 1.7), wall/ideal {_spread(wall_ratio)} (goal <= 1.15)"
+            print(line)
+        if bare:
+            print(
+                f"  bare client: CPU {_spread([_ms_per_call(b) for b in bare], '{:.1f}')} ms per call; "
+                f"wall/ideal {_spread([b.wall / ideal for b in bare])}; "
+                f"context switches {_spread([float(b.switches) for b in bare], '{:.0f}')}; calls {[b.calls for b in bare]}"
             )
     # ru_maxrss of waited-for children: the largest of them all, in KiB on Linux.
     peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
-    print(f"peak RSS of the largest pytest process: {peak:.0f} MiB (goal < 300 at 1000 cases)")
+    print(f"peak RSS of the largest process (pytest, or the bare client): {peak:.0f} MiB (goal < 300 at 1000 cases)")
     return 0
 
 

@@ -182,14 +182,17 @@ def write_atomic(path: Path, data: bytes) -> None:
 
     The temporary name is this process's and thread's own (a thread writes one file at a time), and
     the file is made with the permissions a plain ``open()`` gives, and the folder only when missing.
-    (``tempfile.mkstemp`` and ``chmod`` on every write cost more than the write itself.)
+    (``tempfile.mkstemp`` and ``chmod`` on every write cost more than the write itself.) The bytes go
+    straight to the descriptor: a Python file object around it would add an ``fstat`` and an ``lseek``.
     """
     tmp = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_native_id()}.tmp")
     flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC
     fd = making_folder(path, lambda: os.open(tmp, flags, 0o666))
     try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
+        try:
+            _write_all(fd, data)
+        finally:
+            os.close(fd)
         os.replace(tmp, path)
     except OSError as exc:
         with contextlib.suppress(OSError):
@@ -203,12 +206,30 @@ def write_atomic(path: Path, data: bytes) -> None:
         raise
 
 
+def _write_all(fd: int, data: bytes) -> None:
+    """Write every byte of ``data`` to ``fd`` (a write may take only part of a large buffer)."""
+    view = memoryview(data)
+    while view:
+        written = os.write(fd, view)
+        if not written:  # never for a regular file with room; no endless loop if a device says so
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+        view = view[written:]
+
+
 class ArtifactStore:
     """Writes the outputs of one run below ``root/run_id``."""
 
     def __init__(self, root: Path, run_id: str):
         self.root = Path(root)
         self.run_id = run_id
+        self._made: set[Path] = set()  # case folders this store made: each is made once, not tried at every write
+
+    def _folder(self, folder: Path) -> Path:
+        """``folder``, made if this store has not made it yet (its files then go straight in)."""
+        if folder not in self._made:
+            folder.mkdir(parents=True, exist_ok=True)
+            self._made.add(folder)
+        return folder
 
     def case_dir(self, model: str, suite: str, case_id: str) -> Path:
         return self.root / self.run_id / slug(model) / suite / case_id
@@ -218,7 +239,7 @@ class ArtifactStore:
         for artifact in artifacts:
             if not _SAFE_NAME.match(artifact.name):
                 raise ModelError(f"{producer} returned an artifact with an unsafe file name: {artifact.name!r}")
-            target = folder / artifact.name
+            target = self._folder(folder) / artifact.name
             write_atomic(target, artifact.data)
             saved.append(Artifact(artifact.name, artifact.data, artifact.mime, target))
         return tuple(saved)
@@ -250,5 +271,5 @@ class ArtifactStore:
             "plugin_version": __version__,
             "artifacts": [{"name": a.name, "mime": a.mime, "bytes": len(a.data), "sha256": a.sha256} for a in saved],
         }
-        write_atomic(folder / PROVENANCE_FILE, json.dumps(provenance, indent=2, default=str).encode())
+        write_atomic(self._folder(folder) / PROVENANCE_FILE, json.dumps(provenance, indent=2, default=str).encode())
         return tuple(saved)

@@ -5,27 +5,36 @@ and model, endpoint, the full request including input image bytes, grader
 version, repeat index); settings that cannot change the output (API key,
 timeout, retries) are never part of it. Model and judge calls live in separate
 folders. Entries are written atomically (temporary file + rename), so xdist
-workers can share one cache; a per-key lock file makes concurrent identical
-calls, in any process, run once. Only successful calls are stored.
+workers can share one cache and a torn file is never read as a hit. Only
+successful calls are stored.
+
+Concurrent identical calls, in any thread or process, run once
+(:meth:`CallCache.single_flight`): a thread takes its key's lock within its
+process, then a one-byte record lock (``fcntl.lockf``) at the key's offset in
+the cache's one lock file, ``.single-flight``, which is made once and never
+removed. No file is made or removed per call (a lock file per key cost an
+open, a create, two stats, an unlink and a close for every call).
 
 Modes (``--eval-cache``): ``on`` reads and writes, ``read`` only reads,
 ``write`` only writes (refreshes), ``off`` does neither.
 
 A cache that cannot be written (a read-only mount, a full disk, no
 permission) never costs a reply: the entry or the lock file that cannot be
-made is skipped, a :class:`CacheWriteWarning` says so once per cache, and the
-call goes on (identical calls are then made once per process, not once per
-run). :attr:`CallCache.problem` keeps what went wrong for the run's summary.
+written is skipped, a :class:`CacheWriteWarning` says so once per cache, and
+the call goes on (identical calls are then made once per process, not once
+per run). :attr:`CallCache.problem` keeps what went wrong for the run's summary.
 """
 
 from __future__ import annotations
 
 import contextlib
+import errno
 import fcntl
 import hashlib
 import json
 import os
 import threading
+import time
 import warnings
 from collections.abc import Iterator, Mapping
 from pathlib import Path
@@ -36,6 +45,7 @@ from ..artifacts import describe_os_error, making_folder, write_atomic
 MODES = ("on", "off", "read", "write")
 KINDS = ("model", "judge")
 ENTRY_VERSION = 1
+LOCK_FILE = ".single-flight"  # in the cache's root: the record locks of single_flight, for every key
 
 
 def cache_key(kind: str, material: Mapping[str, Any]) -> str:
@@ -61,8 +71,7 @@ class CallCache:
         self.mode = mode
         self.problem: str | None = None  # the first write that failed, worded (None: none failed)
         self._problem_lock = threading.Lock()
-        # Per-key locks of this process, for keys whose lock file cannot be made: threads still call once.
-        self._local_locks: dict[str, threading.Lock] = {}
+        self._locks = _lock_file(self.root / LOCK_FILE)
 
     @property
     def reads(self) -> bool:
@@ -116,44 +125,119 @@ class CallCache:
         if self.mode == "off":
             yield
             return
-        lock = self.path(kind, key).with_suffix(".lock")
+        offset = _offset(kind, key)
+        locks = self._locks
+        with locks.in_process(offset):
+            fd = self._hold_byte(offset)
+            try:
+                yield
+            finally:
+                if fd is not None:
+                    try:
+                        fcntl.lockf(fd, fcntl.LOCK_UN, 1, offset)
+                    finally:
+                        locks.let_go()
+
+    def _hold_byte(self, offset: int) -> int | None:
+        """The lock file's descriptor, holding the byte at ``offset``; None where the lock file cannot be used.
+
+        Without it the threads of this process still exclude each other (the caller holds the byte's thread
+        lock); other processes may make the same call too.
+        """
         try:
-            fd = making_folder(lock, lambda: _lock_current(lock))
+            fd = self._locks.hold()
         except OSError as exc:
             self._failed("a lock file", exc)
-            with self._problem_lock:
-                local = self._local_locks.setdefault(key, threading.Lock())
-            with local:
-                yield
-            return
+            return None
         try:
-            yield
-        finally:
-            # Removed while still held: a waiter that then gets the lock sees the file gone and
-            # starts over on a fresh one, so no two holders ever exist and no lock file stays behind.
-            # (A folder that turned read-only meanwhile keeps it: harmless, a later holder locks it again.)
-            try:
-                lock.unlink()
-            except FileNotFoundError:
-                pass
-            except OSError as exc:
-                self._failed("removing a lock file", exc)
-            finally:
-                fcntl.flock(fd, fcntl.LOCK_UN)
-                os.close(fd)
+            _lock_range(fd, offset)
+        except BaseException as exc:
+            self._locks.let_go()
+            if not isinstance(exc, OSError):
+                raise
+            self._failed("a lock file", exc)  # a file system without record locks (ENOLCK)
+            return None
+        return fd
 
 
-def _lock_current(lock: Path) -> int:
-    """An fd holding an exclusive ``flock`` on the file that ``lock`` names now (not on an unlinked one)."""
+def _offset(kind: str, key: str) -> int:
+    """The byte of the lock file that stands for a key: 60 bits of its hash, model and judge keys apart."""
+    return int(key[:15], 16) * 2 + KINDS.index(kind)
+
+
+def _lock_range(fd: int, offset: int) -> None:
+    """Wait for the exclusive record lock on the byte at ``offset``.
+
+    The kernel's deadlock check counts a process as one owner: threads of two processes waiting for
+    bytes the other process holds can be refused with EDEADLK although each holder will let go. Waiting
+    a moment and asking again is then right.
+    """
     while True:
-        fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o666)
         try:
-            fcntl.flock(fd, fcntl.LOCK_EX)  # flock is per open file: threads of one process exclude each other too
-            if os.fstat(fd).st_ino == os.stat(lock).st_ino:
-                return fd
-        except FileNotFoundError:
-            pass  # the holder removed it as it let go: lock the next one
-        except BaseException:
-            os.close(fd)
-            raise
-        os.close(fd)
+            fcntl.lockf(fd, fcntl.LOCK_EX, 1, offset)
+            return
+        except OSError as exc:
+            if exc.errno != errno.EDEADLK:
+                raise
+            time.sleep(0.005)
+
+
+class _LockFile:
+    """A cache's lock file as this process uses it: one descriptor, and one thread lock per byte in use.
+
+    Record locks belong to the process, not to a thread or a descriptor, so two threads of one process
+    must never hold the same byte (the second would be let in at once) and the descriptor must not be
+    closed while any byte is held (closing any descriptor of the file lets go of all of them): the
+    byte's thread lock is taken first, and the descriptor is closed when no thread uses it.
+    """
+
+    def __init__(self, path: Path):
+        self.path = path
+        self._guard = threading.Lock()
+        self._fd: int | None = None
+        self._users = 0  # threads between hold() and let_go()
+        self._bytes: dict[int, list[Any]] = {}  # offset -> [its thread lock, threads using or waiting for it]
+
+    @contextlib.contextmanager
+    def in_process(self, offset: int) -> Iterator[None]:
+        with self._guard:
+            entry = self._bytes.setdefault(offset, [threading.Lock(), 0])
+            entry[1] += 1
+        try:
+            with entry[0]:
+                yield
+        finally:
+            with self._guard:
+                entry[1] -= 1
+                if not entry[1]:
+                    del self._bytes[offset]
+
+    def hold(self) -> int:
+        """The descriptor, opened (and the file and its folder made) if no thread has it open."""
+        with self._guard:
+            if self._fd is None:
+                path = self.path
+                self._fd = making_folder(path, lambda: os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o666))
+            self._users += 1
+            return self._fd
+
+    def let_go(self) -> None:
+        with self._guard:
+            self._users -= 1
+            if not self._users and self._fd is not None:
+                os.close(self._fd)
+                self._fd = None
+
+
+_lock_files: dict[str, _LockFile] = {}
+_lock_files_guard = threading.Lock()
+
+
+def _lock_file(path: Path) -> _LockFile:
+    """The one :class:`_LockFile` of this process for ``path`` (every CallCache of a root shares it)."""
+    name = os.path.abspath(path)
+    with _lock_files_guard:
+        found = _lock_files.get(name)
+        if found is None:
+            found = _lock_files[name] = _LockFile(Path(name))
+        return found

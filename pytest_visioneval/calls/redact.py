@@ -72,15 +72,50 @@ def register_url(url: str | None) -> None:
         register_secret(base64.b64encode(pair.encode("utf-8")).decode("ascii"))  # what httpx sends as Basic auth
 
 
+# The secrets found by the last walk of the environment, with what they were found under (see _fingerprint).
+_known: tuple[tuple[Any, ...], list[str]] | None = None
+
+
 def known_secrets() -> list[str]:
-    """Every secret to redact, longest first (a key that contains another is replaced whole)."""
+    """Every secret to redact, longest first (a key that contains another is replaced whole).
+
+    Every log record asks, so the environment is walked only when it may have changed (its size, or
+    the value of a variable that held a key) or a key was registered since; otherwise the last list
+    is returned as it is (callers only read it).
+    """
+    global _known
+    known = _known
+    if known is not None and known[0] == _fingerprint(known[0][-1]):
+        return known[1]
+    size = len(os.environ)  # before the walk: a change during it makes the next call walk again
     with _lock:
         found = set(_secrets)
         names = set(_key_envs)
+        registry = (id(_secrets), len(_secrets), id(_key_envs), len(_key_envs))
+    watched = set(names)  # a registered variable is watched even while unset: setting it changes its value
     for name, value in _environment():
-        if (name in names or name.upper().endswith(KEY_ENV_SUFFIXES)) and len(value) >= MIN_SECRET_CHARS:
-            found.add(value)
-    return sorted(found, key=len, reverse=True)
+        if name in names or name.upper().endswith(KEY_ENV_SUFFIXES):
+            watched.add(name)
+            if len(value) >= MIN_SECRET_CHARS:
+                found.add(value)
+    secrets = sorted(found, key=len, reverse=True)
+    order = tuple(sorted(watched))
+    _known = ((*registry, size, _values(order), order), secrets)
+    return secrets
+
+
+def _fingerprint(watched: tuple[str, ...]) -> tuple[Any, ...]:
+    """What the secrets depend on, read cheaply: the registries, the environment's size, the watched values.
+
+    A key variable added while another variable is removed at the same instant goes unseen until the
+    size or a watched value changes; registered keys and the usual ways of setting a key never do that.
+    """
+    return (id(_secrets), len(_secrets), id(_key_envs), len(_key_envs), len(os.environ), _values(watched), watched)
+
+
+def _values(names: tuple[str, ...]) -> tuple[str | None, ...]:
+    # One lookup per name: never an iteration, which another thread's change can break.
+    return tuple(os.environ.get(name) for name in names)
 
 
 def _environment() -> list[tuple[str, str]]:

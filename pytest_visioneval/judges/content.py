@@ -1,12 +1,15 @@
 """What a judge is shown: labelled text and images, in a fixed order.
 
-Images are decoded, downscaled so their longest side is at most
-``max_side`` and re-encoded as PNG data URLs: the judge sees our bytes only,
-never a remote URL, and never a 20-megapixel upload - unless a grader marks a
-part ``full_size`` (an official harness that sends the original image, e.g.
-BizGenEval's), which is then re-encoded at its own size. More images than
-``max_images`` is an error rather than a silent cut, so a trajectory is never
-judged without some of its frames.
+Images go as base64 data URLs: the judge sees our bytes only, never a remote
+URL, and never a 20-megapixel upload. An image whose longest side is already
+at most ``max_side``, in a format the API takes (PNG, JPEG, WebP, a GIF of one
+frame) and a plain colour mode, is sent as its own file's bytes: only its
+header is read to decide. Any other image is decoded, downscaled so its
+longest side is at most ``max_side`` and re-encoded as PNG. A grader may mark
+a part ``full_size`` (an official harness that sends the original image, e.g.
+BizGenEval's): it keeps its own size, and is re-encoded only when its format
+needs it. More images than ``max_images`` is an error rather than a silent
+cut, so a trajectory is never judged without some of its frames.
 
 Preparing an image costs milliseconds, so it is done once per image and size
 (a small in-process memory, keyed by the image's SHA-256), and only for a
@@ -91,6 +94,34 @@ def downscaled_png(data: bytes, max_side: int | None) -> bytes:
     return out.getvalue()
 
 
+# Formats the judge APIs take as they are, with the colour modes sent untouched in each (others are converted).
+_SENT_AS_IS = {
+    "PNG": ("image/png", frozenset({"RGB", "RGBA", "L", "LA", "P", "1"})),
+    "JPEG": ("image/jpeg", frozenset({"RGB", "L"})),
+    "WEBP": ("image/webp", frozenset({"RGB", "RGBA"})),
+    "GIF": ("image/gif", frozenset({"P", "L"})),
+}
+
+
+def prepared_image(data: bytes, max_side: int | None) -> tuple[str, bytes]:
+    """The image as the judge is sent it: its MIME type and bytes (``max_side`` ``None``: at its own size).
+
+    Only the header is read when the image can go as it is; it is decoded only to be downscaled or converted.
+    """
+    from PIL import Image  # on a cache miss: loading the plugin and a warm run need no Pillow here
+
+    try:
+        image = Image.open(io.BytesIO(data))  # lazy: reads the header, not the pixels
+    except Exception as exc:  # Pillow raises many types for bad input
+        raise GraderError(f"cannot prepare an image for the judge: {exc}") from exc
+    sent = _SENT_AS_IS.get(image.format or "")
+    fits = max_side is None or max(image.size) <= max_side
+    # A GIF of several frames would show the judge its first only once decoded: sent as a PNG of that frame.
+    if sent is not None and fits and image.mode in sent[1] and not getattr(image, "is_animated", False):
+        return sent[0], data
+    return "image/png", downscaled_png(data, max_side)
+
+
 _PREPARED_KEPT = 32  # prepared images kept in memory (a few MB each at most)
 _prepared: OrderedDict[tuple[str, int | None], str] = OrderedDict()
 _prepared_lock = threading.Lock()
@@ -108,14 +139,15 @@ def image_placeholder(part: ImagePart, max_side: int) -> str:
 
 
 def image_data_url(part: ImagePart, max_side: int) -> str:
-    """The image as the judge receives it (a PNG data URL), prepared once per image and size."""
+    """The image as the judge receives it (a data URL, see :func:`prepared_image`), prepared once per image and size."""
     key = (part.sha256, _side(part, max_side))
     with _prepared_lock:
         url = _prepared.get(key)
         if url is not None:
             _prepared.move_to_end(key)
             return url
-    url = "data:image/png;base64," + base64.b64encode(downscaled_png(part.data, key[1])).decode()
+    mime, data = prepared_image(part.data, key[1])
+    url = f"data:{mime};base64," + base64.b64encode(data).decode()
     with _prepared_lock:
         _prepared[key] = url
         while len(_prepared) > _PREPARED_KEPT:

@@ -230,3 +230,71 @@ def test_only_the_disk_s_refusals_are_disk_errors() -> None:
     assert is_disk_error(OSError(errno.EDQUOT, "Disk quota exceeded"))
     assert not is_disk_error(OSError(errno.ENOENT, "No such file or directory"))  # a bug or a race: a traceback
     assert not is_disk_error(ValueError("x"))
+
+
+def test_the_store_makes_each_case_folder_once_and_writes_straight_into_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import os
+
+    store = ArtifactStore(tmp_path, "run-1")
+    made: list[Path] = []
+    missing: list[str] = []
+    real_mkdir, real_open = Path.mkdir, os.open
+
+    def mkdir(path: Path, *args: object, **kwargs: object) -> None:
+        made.append(path)
+        real_mkdir(path, *args, **kwargs)  # type: ignore[arg-type]
+
+    def open_(path: str, flags: int, *args: int) -> int:
+        try:
+            return real_open(path, flags, *args)
+        except FileNotFoundError:
+            missing.append(os.path.basename(path))
+            raise
+
+    monkeypatch.setattr(Path, "mkdir", mkdir)
+    monkeypatch.setattr(os, "open", open_)
+    output = ModelOutput((Artifact("image-0.png", b"png"), Artifact("image-1.png", b"png")))
+    folder = tmp_path / "run-1" / "openai_m" / "suite"
+    store.save("openai:m", "suite", "c1", output)
+    assert folder / "c1" in made
+    made.clear()
+    store.save_derived("openai:m", "suite", "c1", (Artifact("page.png", b"shot"),), "rendered")
+    store.save("openai:m", "suite", "c1", output)
+    assert made == [], f"a folder the store had made was made again: {made}"
+    store.save("openai:m", "suite", "c2", output)
+    assert made == [folder / "c2"], made  # a new case folder below existing ones: one mkdir
+    assert missing == [], f"writes tried a folder that was not made yet: {missing}"
+    assert sorted(p.name for p in (folder / "c1").iterdir()) == ["image-0.png", "image-1.png", "page.png", PROVENANCE_FILE]
+
+
+def test_a_case_folder_removed_during_the_run_is_made_again(tmp_path: Path) -> None:
+    import shutil
+
+    store = ArtifactStore(tmp_path, "run-1")
+    output = ModelOutput((Artifact("image-0.png", b"png"),))
+    [first] = store.save("openai:m", "suite", "c1", output)
+    assert first.path is not None
+    shutil.rmtree(first.path.parent)
+    [again] = store.save("openai:m", "suite", "c1", output)
+    assert again.path is not None and again.path.read_bytes() == b"png"
+
+
+def test_write_atomic_finishes_a_write_the_kernel_took_in_parts(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import os
+
+    real_write = os.write
+    monkeypatch.setattr(os, "write", lambda fd, data: real_write(fd, bytes(data[:3])))  # at most 3 bytes a call
+    write_atomic(tmp_path / "out.json", b'{"a": 1, "b": 2}')
+    assert (tmp_path / "out.json").read_bytes() == b'{"a": 1, "b": 2}'
+
+
+def test_write_atomic_that_writes_nothing_is_a_full_disk_not_a_hang(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import os
+
+    monkeypatch.setattr(os, "write", lambda fd, data: 0)
+    with pytest.raises(OSError) as raised:
+        write_atomic(tmp_path / "out.json", b"data")
+    assert raised.value.errno == errno.ENOSPC and raised.value.filename.startswith(str(tmp_path / ".out.json."))
+    assert list(tmp_path.iterdir()) == []  # no temporary file left behind

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import json
 import os
@@ -15,7 +16,8 @@ from typing import Any
 
 import pytest
 
-from pytest_visioneval.calls.cache import ENTRY_VERSION, CacheWriteWarning, CallCache, cache_key, digest
+from pytest_visioneval.calls import cache as cache_module
+from pytest_visioneval.calls.cache import ENTRY_VERSION, LOCK_FILE, CacheWriteWarning, CallCache, cache_key, digest
 
 
 def material(**changes: Any) -> dict[str, Any]:
@@ -236,25 +238,80 @@ def test_without_lock_files_threads_of_one_process_still_call_once(tmp_path: Pat
     assert max(most) == 1, "two threads held the key at once"
 
 
-def test_a_lock_file_that_cannot_be_removed_is_let_go_all_the_same(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def _open_lock_files(cache: CallCache) -> list[str]:
+    """Descriptors of this process that name the cache's lock file (Linux: /proc/self/fd)."""
+    if not Path("/proc/self/fd").is_dir():
+        pytest.skip("no /proc/self/fd here")
+    target = str(cache.root / LOCK_FILE)
+    found = []
+    for fd in os.listdir("/proc/self/fd"):
+        with contextlib.suppress(OSError):
+            if os.readlink(f"/proc/self/fd/{fd}") == target:
+                found.append(fd)
+    return found
+
+
+def test_single_flight_makes_one_lock_file_for_every_key_and_closes_it(tmp_path: Path) -> None:
+    cache = CallCache(tmp_path, "on")
+    for n in range(20):
+        for kind in ("model", "judge"):
+            with cache.single_flight(kind, cache_key(kind, material(repeat=n))):
+                assert len(_open_lock_files(cache)) == 1
+    assert files_below(tmp_path) == [LOCK_FILE], "a file was made (or left) per key"
+    assert _open_lock_files(cache) == [], "the lock file stayed open with no key held"
+
+
+def test_a_refused_record_lock_warns_once_and_threads_still_call_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     cache = CallCache(tmp_path, "on")
     key = cache_key("model", material())
-    real_unlink = Path.unlink
 
-    def refuse(path: Path, missing_ok: bool = False) -> None:
-        if path.suffix == ".lock":
-            raise OSError(errno.EROFS, "Read-only file system", str(path))
-        real_unlink(path, missing_ok=missing_ok)
+    def refuse(fd: int, cmd: int, *args: Any) -> None:
+        raise OSError(errno.ENOLCK, "No locks available")
 
-    monkeypatch.setattr(Path, "unlink", refuse)
-    with pytest.warns(CacheWriteWarning, match="removing a lock file"):
+    monkeypatch.setattr(cache_module.fcntl, "lockf", refuse)
+    with pytest.warns(CacheWriteWarning, match=r"\(a lock file: No locks available \(ENOLCK\)\)"):
         with cache.single_flight("model", key):
+            entered = threading.Event()
+            thread = threading.Thread(target=lambda: (cache.single_flight("model", key).__enter__(), entered.set()))
+            thread.start()
+            assert not entered.wait(0.2), "a second thread got the key while the first held it"
+    assert entered.wait(5), "the key's thread lock was not let go"
+    thread.join(5)
+    assert _open_lock_files(cache) == []
+
+
+def test_a_deadlock_refusal_is_asked_again(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Threads of two processes waiting for each other's bytes can be refused with EDEADLK; each holder still lets go."""
+    cache = CallCache(tmp_path, "on")
+    real = cache_module.fcntl.lockf
+    refusals = [errno.EDEADLK, errno.EDEADLK]
+    asked: list[int] = []
+
+    def lockf(fd: int, cmd: int, *args: Any) -> Any:
+        asked.append(cmd)
+        if cmd == cache_module.fcntl.LOCK_EX and refusals:
+            raise OSError(refusals.pop(), "Resource deadlock avoided")
+        return real(fd, cmd, *args)
+
+    monkeypatch.setattr(cache_module.fcntl, "lockf", lockf)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # a deadlock refusal is no write problem
+        with cache.single_flight("model", cache_key("model", material())):
             pass
-    monkeypatch.undo()
-    done = threading.Event()  # the lock was released: another holder gets it at once
+    ex, un = cache_module.fcntl.LOCK_EX, cache_module.fcntl.LOCK_UN
+    assert asked == [ex, ex, ex, un] and cache.problem is None
+
+
+def test_the_key_is_let_go_when_the_call_raises(tmp_path: Path) -> None:
+    cache = CallCache(tmp_path, "on")
+    key = cache_key("model", material())
+    with pytest.raises(RuntimeError, match="the call failed"):
+        with cache.single_flight("model", key):
+            raise RuntimeError("the call failed")
+    done = threading.Event()
     thread = threading.Thread(target=lambda: (cache.single_flight("model", key).__enter__(), done.set()), daemon=True)
     thread.start()
-    assert done.wait(5), "the lock of a file that could not be removed was never released"
+    assert done.wait(5), "the key stayed held after its call raised"
 
 
 @pytest.mark.parametrize(
@@ -350,6 +407,16 @@ def test_single_flight_makes_a_second_process_wait(tmp_path: Path) -> None:
     assert seen == "made by the first process"
 
 
+def test_single_flight_of_another_key_does_not_wait_for_another_process(tmp_path: Path) -> None:
+    cache = CallCache(tmp_path / "cache", "on")
+    out = tmp_path / "acquired"
+    with cache.single_flight("model", cache_key("model", material())):
+        child = subprocess.run(
+            [sys.executable, "-c", _CHILD, str(cache.root), cache_key("model", material(repeat=1)), str(out)], timeout=30
+        )
+        assert child.returncode == 0 and out.exists(), "the other process waited for a key it did not ask for"
+
+
 def test_single_flight_leaves_no_lock_file_and_never_admits_two_holders(tmp_path: Path) -> None:
     cache = CallCache(tmp_path, "on")
     key = cache_key("model", material())
@@ -374,4 +441,4 @@ def test_single_flight_leaves_no_lock_file_and_never_admits_two_holders(tmp_path
     for thread in threads:
         thread.join(30)
     assert most == 1, f"{most} threads held the same key's lock at once"
-    assert list(tmp_path.rglob("*.lock")) == []
+    assert files_below(tmp_path) == [LOCK_FILE]

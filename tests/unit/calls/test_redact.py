@@ -25,6 +25,7 @@ from pytest_visioneval.calls.redact import (
 def fresh_registry(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     monkeypatch.setattr(redaction, "_secrets", set())
     monkeypatch.setattr(redaction, "_key_envs", {"OPENAI_API_KEY"})
+    monkeypatch.setattr(redaction, "_known", None)  # a registry's id may be reused by the next test's: start afresh
     yield
 
 
@@ -134,3 +135,57 @@ def test_secrets_are_read_while_another_thread_changes_the_environment(monkeypat
     finally:
         stop.set()
         thread.join()
+
+
+def _count_walks(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    walks: list[int] = []
+    real = redaction._environment
+
+    def counted() -> list[tuple[str, str]]:
+        walks.append(1)
+        return real()
+
+    monkeypatch.setattr(redaction, "_environment", counted)
+    return walks
+
+
+def test_the_environment_is_walked_again_only_when_it_may_have_changed(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-first-0123456789")
+    walks = _count_walks(monkeypatch)
+    for _ in range(50):
+        assert redact("key sk-first-0123456789") == f"key {REDACTED}"
+    assert len(walks) == 1, f"the environment was walked {len(walks)} times for 50 texts with nothing changed"
+    monkeypatch.setenv("UNRELATED_SETTING", "on")  # the size changed: walked again, once
+    redact("x")
+    redact("x")
+    assert len(walks) == 2
+
+
+def test_a_changed_key_value_of_the_same_environment_size_is_seen(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-old-value-0123")
+    assert redact("sk-old-value-0123") == REDACTED
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-new-value-4567")  # same number of variables
+    assert redact("sk-old-value-0123 sk-new-value-4567") == f"sk-old-value-0123 {REDACTED}"
+
+
+def test_a_registered_variable_set_later_is_seen_even_when_another_goes(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("SOME_OTHER_SETTING", "present")
+    register_key_env("JUDGE_KEY_HERE")
+    assert redact("judge-key-value-1") == "judge-key-value-1"
+    # One variable goes as another comes: the size stays, but a registered name is watched while unset.
+    monkeypatch.delenv("SOME_OTHER_SETTING")
+    monkeypatch.setenv("JUDGE_KEY_HERE", "judge-key-value-1")
+    assert redact("judge-key-value-1") == REDACTED
+
+
+def test_secrets_registered_after_a_walk_are_redacted_at_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    walks = _count_walks(monkeypatch)
+    assert redact("client-key-abcdefgh") == "client-key-abcdefgh"
+    register_secret("client-key-abcdefgh")
+    assert redact("client-key-abcdefgh") == REDACTED
+    register_key_env("LATE_KEY_VARIABLE")
+    monkeypatch.setenv("LATE_KEY_VARIABLE", "late-key-value-1")
+    assert redact("late-key-value-1") == REDACTED
+    monkeypatch.setattr(redaction, "_secrets", set())  # a registry replaced whole (as these tests do) is seen too
+    assert redact("client-key-abcdefgh") == "client-key-abcdefgh"
+    assert len(walks) == 4

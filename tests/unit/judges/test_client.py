@@ -183,7 +183,7 @@ def test_a_cached_judgement_prepares_no_image_and_its_entry_holds_no_image_bytes
     stored = "".join(p.read_text(errors="replace") for p in (tmp_path / "cache").rglob("*") if p.is_file())
     assert base64.b64encode(png).decode()[:60] not in stored
     # Asked again (a warm run): answered from the cache, without preparing the image or calling the API.
-    monkeypatch.setattr(content, "downscaled_png", lambda *a: pytest.fail("a cached judgement prepared an image"))
+    monkeypatch.setattr(content, "prepared_image", lambda *a: pytest.fail("a cached judgement prepared an image"))
     monkeypatch.setattr(content, "_prepared", OrderedDict())
     (again,) = judge_context(calls=layer).judges
     assert again.ask(request).data == {"score": 4}
