@@ -30,14 +30,26 @@ def post_chat_completion(client: Any, body: dict[str, Any]) -> Any:
     comes back as plain JSON, for :func:`read_completion`. Authentication, retries (off here), timeouts
     and the client's transport are the SDK's as for ``create``.
     """
+    return post_json(client, CHAT_COMPLETIONS_PATH, body, WHAT)
+
+
+def post_json(client: Any, path: str, body: dict[str, Any], what: str) -> Any:
+    """POST ``body`` to ``path`` (relative to the client's base URL) through the SDK; the reply as plain JSON.
+
+    ``what`` names the reply in the error of an answer nested too deeply to read.
+    """
     try:
-        return client.post(CHAT_COMPLETIONS_PATH, body=body, cast_to=object, options={"security": {"bearer_auth": True}})
+        return client.post(path, body=body, cast_to=object, options={"security": {"bearer_auth": True}})
     except RecursionError:
         # The JSON reader recurses per level: an answer nested ~1,000 deep is broken, not an internal error.
-        raise UnreadableReply(_TOO_DEEP) from None
+        raise UnreadableReply(_too_deep(what)) from None
 
 
-_TOO_DEEP = f"the endpoint's answer is not {WHAT}: its JSON is nested too deeply to read"
+def _too_deep(what: str) -> str:
+    return f"the endpoint's answer is not {what}: its JSON is nested too deeply to read"
+
+
+_TOO_DEEP = _too_deep(WHAT)
 
 
 @dataclass(frozen=True)
@@ -72,9 +84,9 @@ def read_completion(body: Any) -> Completion:
     if usage is not None and not isinstance(usage, dict):
         raise reply_shape_error(reply, WHAT, "'usage' is not an object")
     model = reply.get("model")
-    return Completion(len(choices), text, _without_nulls(usage or {}), model if isinstance(model, str) else None, logprobs)
+    return Completion(len(choices), text, without_nulls(usage or {}), model if isinstance(model, str) else None, logprobs)
 
 
-def _without_nulls(value: dict[str, Any]) -> dict[str, Any]:
+def without_nulls(value: dict[str, Any]) -> dict[str, Any]:
     """The mapping without null fields, at any depth (what the SDK's ``model_dump(exclude_none=True)`` gave)."""
-    return {k: _without_nulls(v) if isinstance(v, dict) else v for k, v in value.items() if v is not None}
+    return {k: without_nulls(v) if isinstance(v, dict) else v for k, v in value.items() if v is not None}

@@ -38,6 +38,7 @@ from ..artifacts import Artifact, ModelOutput, mime_for
 from ..calls.batch_request import BatchRequest, Endpoint, sdk_reply
 from ..calls.cache import digest
 from ..calls.completion import post_chat_completion, read_completion
+from ..calls.images_reply import post_image_generation, read_images_reply
 from ..calls.layer import (
     DEFAULT_BASE_URL,
     DIRECT,
@@ -204,10 +205,10 @@ class OpenAIModel:
     # The cache key is made from the case and the params, not from the SDK call, so a cached run needs no client.
     def _generate_image(self, case: CaseSpec, params: Mapping[str, Any]) -> ModelOutput:
         def run() -> CallResult:
-            call = self.client.images.generate
+            # The same body a batch line carries, posted as is and read as JSON (calls/images_reply.py).
             with readable_reply():
-                response = call(model=self.model, prompt=case.prompt or "", **_split_params(call, params))
-            return self._image_result(response)
+                reply = read_images_reply(post_image_generation(self.client, body()))
+            return self._image_items_result(reply.items, reply.output_format, reply.usage)
 
         def body() -> dict[str, Any]:
             return {"model": self.model, "prompt": case.prompt or "", **params}
@@ -255,34 +256,44 @@ class OpenAIModel:
 
     def _image_result(self, response: Any) -> CallResult:
         """Check the reply inside the call, so a bad one is an error and never cached."""
-        artifacts = self._images_from(api_reply(response, "an images reply", "data"))
-        usage = {**_usage(response), "images": len(artifacts)}
-        value = {"images": [{"name": a.name, "b64": base64.b64encode(a.data).decode()} for a in artifacts], "usage": usage}
-        return CallResult(value, usage)
-
-    def _images_from(self, response: Any) -> tuple[Artifact, ...]:
+        response = api_reply(response, "an images reply", "data")
         items = getattr(response, "data", None) or []
         if not isinstance(items, list):
             raise UnreadableReply(f"the endpoint's answer is not an images reply: its data is {_kind(items)}, not a list")
+        for i, item in enumerate(items):
+            if not hasattr(item, "b64_json"):
+                raise UnreadableReply(f"the endpoint's answer is not an images reply: its image {i} is {_kind(item)}")
+        fmt = getattr(response, "output_format", None)
+        # Each image as the JSON object it was sent as (only what is read of it).
+        return self._image_items_result([{"b64_json": item.b64_json} for item in items], fmt, _usage(response))
+
+    def _image_items_result(self, items: list[Any], fmt: str | None, usage: dict[str, Any]) -> CallResult:
+        """The images of a reply: its ``data`` items as JSON objects; a bad one is an error, never cached."""
+        artifacts = self._images_from(items, (fmt or "png").lower())
+        usage = {**usage, "images": len(artifacts)}
+        value = {"images": [{"name": a.name, "b64": base64.b64encode(a.data).decode()} for a in artifacts], "usage": usage}
+        return CallResult(value, usage)
+
+    def _images_from(self, items: list[Any], fmt: str) -> tuple[Artifact, ...]:
         if not items:
             raise ModelError(f"{self.name} returned no images")
         artifacts = []
         for i, item in enumerate(items):
-            if not hasattr(item, "b64_json"):
+            if not isinstance(item, dict):
                 raise UnreadableReply(f"the endpoint's answer is not an images reply: its image {i} is {_kind(item)}")
-            if item.b64_json and not isinstance(item.b64_json, str):
-                raise ModelError(f"{self.name} returned image {i} with b64_json that is {_kind(item.b64_json)}, not text")
-            if not item.b64_json:
+            b64 = item.get("b64_json")
+            if b64 and not isinstance(b64, str):
+                raise ModelError(f"{self.name} returned image {i} with b64_json that is {_kind(b64)}, not text")
+            if not b64:
                 # Fetching a URL would reach outside the configured endpoint; ask for base64 instead.
                 raise ModelError(
                     f"{self.name} returned image {i} as a URL, not base64; "
                     "set params: {response_format: b64_json} for this model"
                 )
             try:
-                data = base64.b64decode(item.b64_json, validate=True)
+                data = base64.b64decode(b64, validate=True)
             except ValueError as exc:
                 raise ModelError(f"{self.name} returned image {i} with invalid base64: {exc}") from exc
-            fmt = (getattr(response, "output_format", None) or "png").lower()
             artifacts.append(Artifact(f"image-{i}.{fmt}", data))
         return tuple(artifacts)
 

@@ -173,9 +173,30 @@ def visioneval_pipeline(request: pytest.FixtureRequest, visioneval_settings: Set
             environments=item_environments,
             ready=ready,
             workers=int(getattr(config, "workerinput", {}).get("workercount", 1)),
+            upcoming=_xdist_queue(config) if exchange is not None else None,
         )
         yield pipeline
         pipeline.close()
+
+
+def _xdist_queue(config: pytest.Config) -> Callable[[], list[str]] | None:
+    """This xdist worker's queue: the node ids it was sent and has not run yet, in the order it will run them.
+
+    Read from xdist's worker plugin (its ``torun`` queue of item indexes, a deque behind a lock in xdist 3),
+    so the pipeline evaluates first the cases this worker will run; None where that plugin is not found.
+    """
+    interactor = next((p for p in config.pluginmanager.get_plugins() if type(p).__name__ == "WorkerInteractor"), None)
+    queue = getattr(interactor, "torun", None)
+    if queue is None or not hasattr(queue, "lock"):
+        return None
+
+    def upcoming() -> list[str]:
+        items = interactor.session.items  # type: ignore[union-attr]
+        with queue.lock() as indexes:
+            waiting = list(indexes)
+        return [items[i].nodeid for i in waiting if isinstance(i, int) and 0 <= i < len(items)]
+
+    return upcoming
 
 
 def _pytest_per_test_log_handlers(config: pytest.Config) -> list[logging.Handler]:
@@ -214,10 +235,14 @@ def _batch_rounds(
 @pytest.fixture
 def visioneval_case(request: pytest.FixtureRequest) -> CaseSpec:
     """The :class:`~pytest_visioneval.cases.CaseSpec` of the current case item."""
-    case = getattr(request.node, "case", None)
+    return _case_of(request.node, "visioneval_case")
+
+
+def _case_of(node: pytest.Item, fixture: str) -> CaseSpec:
+    case = getattr(node, "case", None)
     if case is None:
-        pytest.fail("visioneval_case is only available to cases collected from case files", pytrace=False)
-    return case
+        pytest.fail(f"{fixture} is only available to cases collected from case files", pytrace=False)
+    return case  # type: ignore[no-any-return]
 
 
 @pytest.fixture
@@ -238,20 +263,19 @@ def record_metric(request: pytest.FixtureRequest) -> Callable[..., None]:
 
 
 @pytest.fixture
-def visioneval_evaluation(
-    request: pytest.FixtureRequest,
-    visioneval_case: CaseSpec,
-    visioneval_settings: Settings,
-    visioneval_store: ArtifactStore,
-) -> CaseEvaluation:
+def visioneval_evaluation(request: pytest.FixtureRequest) -> CaseEvaluation:
     """Run the model on the current case, store its outputs and grade them.
 
     Gates and metrics are recorded for the report before the test body
     asserts the gates. A failure to produce or grade an output is an error
     of the case (reported as such), never a pass.
     """
+    # Only ``request``: every fixture a case item names is looked up and set up again for each case, on the
+    # thread that also reports the tests; the case, the settings and the store come from the item and the
+    # session's fixtures instead (the pipeline holds the store).
     from ..run.evaluation import evaluation_from
 
+    visioneval_case = _case_of(request.node, "visioneval_evaluation")
     record = record_for(request.node)
     label = getattr(request.node, "model_label", None)
     if label is not None and isinstance(built := request.getfixturevalue("visioneval_models")[label], str):

@@ -23,7 +23,7 @@ from .collect_errors import CaseFileErrorTolerance
 from .interrupts import REQUESTS_WORKEROUTPUT_KEY, STOPPED_CASE_TEXT, InterruptHandler, stopped_case
 from .items import CaseFile, CaseItem, is_case_file
 from .options import add_options, build_settings, settings_key
-from .records import record_for
+from .records import for_early_report, record_for
 from .regrade import add_regrade_option
 from .run_id import (
     TOKEN_WORKERINPUT_KEY,
@@ -232,6 +232,15 @@ def pytest_collection_finish(session: pytest.Session) -> None:
 def pytest_runtest_setup(item: pytest.Item) -> None:
     if isinstance(item, CaseItem):
         record_for(item)  # a case that errors before grading is still reported as itself
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Any:
+    """On an xdist worker, the setup and call reports carry the record's identity only (see plugin/records.py)."""
+    report = yield
+    if report.when != "teardown" and hasattr(item.config, "workerinput"):
+        for_early_report(report)
+    return report
 
 
 @pytest.hookimpl(tryfirst=True)

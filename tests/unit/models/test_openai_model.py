@@ -371,3 +371,21 @@ def test_a_text_reply_of_the_wrong_shape_is_a_worded_model_error(
         model(srv, "gpt-x", openai_api=api).generate(make_case(task="html_generation"), {})
     assert message in str(info.value)
     assert str(info.value).startswith("openai:gpt-x")
+
+
+def test_an_image_generation_is_posted_as_the_batch_body_and_read_as_json(
+    srv: FakeOpenAIServer, make_case: Callable[..., CaseSpec], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Not through ``images.generate``: its typed parameters and reply cost CPU for the same body (calls/images_reply.py)."""
+    built = model(srv)
+
+    def typed(*args: object, **kwargs: object) -> None:
+        raise AssertionError("images.generate was called")
+
+    monkeypatch.setattr(built.client.images, "generate", typed)
+    params = {"size": "16x16", "guidance_scale": 7.5}
+    output = built.generate(make_case(prompt="a red square"), params)
+    assert srv.requests[-1].path == "/v1/images/generations"
+    assert srv.requests[-1].json == {"model": "gpt-image-1", "prompt": "a red square", **params}
+    assert [a.name for a in output.artifacts] == ["image-0.png"]
+    assert output.usage == {"input_tokens": 10, "output_tokens": 100, "total_tokens": 110, "images": 1}

@@ -583,3 +583,60 @@ def test_a_disk_error_of_the_evaluation_itself_is_what_the_waiter_is_told(
     finally:
         claimer.close()
         waiter.close()
+
+
+# -- a worker's own queue first (xdist) ------------------------------------------------------
+def claimed(exchange: Path, cases: list[tuple[str, CaseSpec]]) -> list[str]:
+    return [case.id for nodeid, case in cases if claim_path(exchange, nodeid).exists()]
+
+
+def test_a_worker_first_starts_the_cases_xdist_sent_it(tmp_path: Path, png: bytes, cases: list[tuple[str, CaseSpec]]) -> None:
+    exchange = tmp_path / "run" / ".exchange"
+    model = SleepyModel(png, delay=0.05)
+    queue = [nodeid for nodeid, _ in cases[5:]]  # sent to this worker: the last three cases, in this order
+    pipeline = CasePipeline(environment(model, tmp_path), cases, 1, exchange, upcoming=lambda: list(queue))
+    ahead = int(AHEAD_PER_THREAD * threads_for(1))
+    assert ahead == 3
+    # Claimed as they start, before any case the collection lists first: those were sent to another worker.
+    assert claimed(exchange, cases) == ["case-5", "case-6", "case-7"]
+    for nodeid, case in cases[5:]:
+        queue.remove(nodeid)  # xdist takes an item off the queue when it runs it
+        check_outcome(pipeline.outcome_for(nodeid, case), case, tmp_path, png)
+    pipeline.close()
+    assert model.mine["case-5"] == model.mine["case-6"] == model.mine["case-7"] == 1
+
+
+def test_without_a_queue_a_worker_walks_the_collection_order(
+    tmp_path: Path, png: bytes, cases: list[tuple[str, CaseSpec]]
+) -> None:
+    exchange = tmp_path / "run" / ".exchange"
+
+    def unreadable() -> list[str]:
+        raise AttributeError("'TestQueue' object has no attribute 'lock'")  # another xdist
+
+    pipeline = CasePipeline(environment(SleepyModel(png, delay=0.05), tmp_path), cases, 1, exchange, upcoming=unreadable)
+    assert claimed(exchange, cases) == ["case-0", "case-1", "case-2"]
+    pipeline.close()
+
+
+def test_two_workers_with_queues_each_evaluate_what_they_run(
+    tmp_path: Path, png: bytes, cases: list[tuple[str, CaseSpec]]
+) -> None:
+    exchange = tmp_path / "run" / ".exchange"
+    counter: collections.Counter[str] = collections.Counter()
+    models = [SleepyModel(png, delay=0.02, counter=counter), SleepyModel(png, delay=0.02, counter=counter)]
+    halves = [cases[:4], cases[4:]]  # what xdist sent each worker
+    queues = [[nodeid for nodeid, _ in half] for half in halves]
+    pipelines = [
+        CasePipeline(environment(models[n], tmp_path), cases, 1, exchange, upcoming=lambda n=n: list(queues[n])) for n in (0, 1)
+    ]
+    for n in (0, 1):
+        for nodeid, case in halves[n]:
+            queues[n].remove(nodeid)
+            check_outcome(pipelines[n].outcome_for(nodeid, case), case, tmp_path, png)
+    for pipeline in pipelines:
+        pipeline.close()
+    assert counter == {case.id: 1 for _, case in cases}
+    # Each worker started its own first three cases (the cases it keeps ahead) before anything else.
+    assert {"case-0", "case-1", "case-2"} <= set(models[0].mine)
+    assert {"case-4", "case-5", "case-6"} <= set(models[1].mine)
