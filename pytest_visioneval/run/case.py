@@ -11,11 +11,15 @@ from typing import Any
 
 from ..artifacts import Artifact, ArtifactStore
 from ..calls.waiting import may_wait, model_waits_only_in_calls
+from ..cases.image_limits import ImageTooLarge, check_case_total
 from ..cases.spec import CaseSpec
 from ..errors import GraderError
 from ..graders import Gate, GradeContext, Metric, create_grader
 from ..graders.outcome import CaseEvaluation, GateOutcome
 from ..models.base import Model
+
+
+PIXELS_GATE = "outputs.pixels"  # the case's output images together, past VISIONEVAL_MAX_CASE_PIXELS
 
 
 def effective_params(case: CaseSpec, overrides: Mapping[str, Any]) -> dict[str, Any]:
@@ -50,6 +54,11 @@ def grade(
     gates: list[GateOutcome] = []
     metrics: list[Metric] = list(extra_metrics)
     skipped: list[tuple[str, str]] = []
+    try:  # before any grader decodes: every grader decodes the outputs its own way, and each would pay for it
+        check_case_total([(a.name, a.data) for a in artifacts if a.kind == "image"])
+    except ImageTooLarge as exc:
+        refused = GateOutcome(Gate(PIXELS_GATE, False, str(exc)), True)
+        return CaseEvaluation(case, artifacts, (refused,), tuple(metrics), ())
     for spec in case.graders:
         grader = create_grader(spec.use, spec.options)
         try:

@@ -23,6 +23,7 @@ cases:
     reference: frames
     graders:
       - use: image
+      - use: similarity
 """
 
 
@@ -35,6 +36,7 @@ def test_outputs_over_the_per_case_total_are_refused_from_their_headers_in_littl
     (tmp_path / "cases" / "frames.eval.yaml").write_text(FRAMES_SUITE)
     output, peak_mb = run_measured(tmp_path, "cases")
     assert "FAILED cases/frames.eval.yaml::frames/thirty_frames" in output, output
+    assert "outputs.pixels: the case's 30 output images" in " ".join(output.split()), output  # before any grader
     assert (
         "the case's 30 output images are 900 Mpx together (the largest, frame-00.png, 6000x5000), over the limit of "
         "200 Mpx per case (VISIONEVAL_MAX_CASE_PIXELS=200000000); nothing was decoded"
