@@ -11,10 +11,11 @@ resize round trips 0.5x / 1.5x / 2x) and *broken* ones (mirrored, flipped,
 cropped to 80% / 90% and enlarged, shrunk to 80% / 90% into a white canvas,
 blurred with sigma 1 / 1.5 / 2, hue turned 15 / 60 degrees, greyscale), and
 every other shipped screen at the same aspect ratio is tried as the output
-too. For ``stays_in_app``: each shipped trajectory's frames, re-encoded
-ones, and the other apps' frames at the same aspect, against the app's
-input screen (or first frame). Prints one line per output, then the spread
-per kind.
+too. ``consistent``: of the input's content edges that the reference keeps,
+the share the output keeps. For ``stays_in_app``: each shipped trajectory's
+frames, re-encoded ones, and the other apps' frames at the same aspect,
+against the app's input screen (or first frame). Prints one line per
+output, then the spread per kind.
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ import numpy as np
 from PIL import Image, ImageFilter, ImageOps
 
 from pytest_visioneval.graders.imaging import same_aspect
-from pytest_visioneval.graders.screen_compare import ScreenPair, geometry_scores, sharpness_ratio
+from pytest_visioneval.graders.screen_compare import ScreenPair, consistency, geometry_scores, sharpness_ratio
 from pytest_visioneval.graders.screen_palette import new_colour_share, palette
 
 GEBENCH = Path(__file__).resolve().parents[1] / "cases" / "gebench"
@@ -110,8 +111,10 @@ BROKEN: dict[str, Callable[[Image.Image], Image.Image]] = {
 }
 
 
-def screen_measures(source: Image.Image, output: Image.Image) -> dict[str, float]:
+def screen_measures(source: Image.Image, output: Image.Image, reference: Image.Image) -> dict[str, float]:
     pair = ScreenPair.of(source, output)
+    expected = ScreenPair.of(source, reference)
+    consistent = consistency(pair.before, expected.after, pair.after)
     scores = geometry_scores(pair)
     as_is = scores.pop("as it is")
     turns = max(v for k, v in scores.items() if not k.startswith("scaled"))
@@ -123,6 +126,7 @@ def screen_measures(source: Image.Image, output: Image.Image) -> dict[str, float
         "scale lead": as_is - scales,
         "sharpness": float("nan") if sharp is None else sharp,
         "new colours": new_colour_share(palette(output), palette(source), 12.0),
+        "consistent": float("nan") if consistent is None else consistent,
     }
 
 
@@ -138,7 +142,7 @@ def main() -> None:
             if name not in (source_name, reference_name) and same_aspect(Image.open(path).size, source.size):
                 outputs[f"another screen: {name}"] = load(path)
         for label, output in outputs.items():
-            measures = screen_measures(source, output)
+            measures = screen_measures(source, output, reference)
             kind = label if label.startswith("another") is False else "another screen"
             shown = "  ".join(f"{k} {v:6.3f}" for k, v in measures.items())
             print(f"{source_name:26s} {label:48s} {shown}")

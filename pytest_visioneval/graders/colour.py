@@ -19,6 +19,13 @@ smaller share; mean over the outputs); gate ``matches``: every output's
 coverage >= ``min_coverage``. A half-done recolour leaves the old colour on
 half the area (coverage about 0.5); a garment in another colour leaves
 nearly nothing covered.
+
+``shows: ["#b45309"]`` names colours the area must show, whatever else it
+holds (a prompt's "amber band"; :mod:`.colour_shown`): gate ``shows`` passes
+when each covers at least ``min_share`` of the area (within ``max_delta_e``);
+metric ``shown``, the smallest of those shares over ``min_share`` (1: just
+enough; mean over the outputs). Given alone (no ``colours``, no
+``against``), it is the grader's only check.
 """
 
 from __future__ import annotations
@@ -44,6 +51,7 @@ from .colour_palette import (
     palette_match,
     palette_of,
 )
+from .colour_shown import Shown, shown
 from .imaging import comparison_path, decode, downscaled, load_path, missing_comparison
 
 # Measured by benchmarks/colour_separation.py (docs/graders.md, colour): legitimate variants (JPEG
@@ -51,6 +59,11 @@ from .imaging import comparison_path, decode, downscaled, load_path, missing_com
 # 0.870 or more; hue rotations of 30-180 degrees, local recolours and other images fall to
 # 0.00-0.61, a recolour done on the upper half of the shipped masks to 0.55-0.61.
 DEFAULT_MIN_COVERAGE = 0.8
+# A named colour must cover this share of the area: a band, a button, a word mark a person notices.
+# Measured (benchmarks/colour_shown_separation.py, docs/graders.md): the named colour of the shipped
+# flyers and of seeded synthetic flyers keeps a share of 0.041 or more through every legitimate variant,
+# and 0.000 after a hue turn of 30 degrees or more, a desaturation or a repaint of it.
+DEFAULT_MIN_SHARE = 0.02
 HEX_PATTERN = "^#[0-9a-fA-F]{6}$"
 STRAY_NAMED = 0.01  # a colour the known image lacks is named in the reason from this share of the area
 
@@ -73,6 +86,8 @@ class ColourGrader:
             "mask_editable": {"enum": ["transparent", "white", "black"]},
             "max_delta_e": {"type": "number", "exclusiveMinimum": 0, "default": DEFAULT_MAX_DELTA_E},
             "min_coverage": {"type": "number", "minimum": 0, "maximum": 1, "default": DEFAULT_MIN_COVERAGE},
+            "shows": {"type": "array", "minItems": 1, "items": {"type": "string", "pattern": HEX_PATTERN}},
+            "min_share": {"type": "number", "exclusiveMinimum": 0, "maximum": 1, "default": DEFAULT_MIN_SHARE},
         },
     }
 
@@ -84,6 +99,10 @@ class ColourGrader:
         self.mask_editable: str | None = options.get("mask_editable")
         self.max_delta_e = float(options.get("max_delta_e", DEFAULT_MAX_DELTA_E))
         self.min_coverage = float(options.get("min_coverage", DEFAULT_MIN_COVERAGE))
+        self.shows: list[str] | None = options.get("shows")
+        self.min_share = float(options.get("min_share", DEFAULT_MIN_SHARE))
+        # named colours alone: nothing to compare the palette with
+        self.compares = not self.shows or "colours" in options or "against" in options
 
     @classmethod
     def check_case(cls, case: CaseSpec, options: Mapping[str, Any]) -> str | None:
@@ -92,26 +111,74 @@ class ColourGrader:
             return f"'region' must be [x0, y0, x1, y1] with x0 < x1 and y0 < y1, got {list(region)}"
         if region is None and options.get("within", "image") != "image" and case.mask is None:
             return f"the colour grader's within: {options['within']} needs a 'mask' on the case"
-        if "colours" in options:
+        if "colours" in options or ("shows" in options and "against" not in options):
             return None
         return missing_comparison(case, options, "colour")
 
     def grade(self, case: CaseSpec, artifacts: Sequence[Artifact], context: GradeContext | None = None) -> Grade:
-        target = None if self.colours else load_path(comparison_path(case, self.against, "colour"))
+        compared = self.compares and not self.colours
+        target = load_path(comparison_path(case, self.against, "colour")) if compared else None
         images = [a for a in artifacts if a.kind == "image"]
         if not images:
-            return Grade(gates=(Gate("matches", False, "the output holds no image"),))
+            names = (("matches",) if self.compares else ()) + (("shows",) if self.shows else ())
+            return Grade(gates=tuple(Gate(name, False, "the output holds no image") for name in names))
         results: list[tuple[str, PaletteMatch | None, str]] = []
+        shown: list[tuple[str, list[Shown]]] = []
+        undecoded: list[str] = []
         label = ""
         for artifact in images:
             try:
                 out = decode(artifact.data)
             except ValueError as exc:
-                results.append((artifact.name, None, f"{artifact.name}: does not decode ({exc})"))
+                undecoded.append(f"{artifact.name}: does not decode ({exc})")
+                results.append((artifact.name, None, undecoded[-1]))
                 continue
-            match, label = self._compare(case, out, target)
-            results.append((artifact.name, match, ""))
-        return self._grade(results, label)
+            if self.compares:
+                match, label = self._compare(case, out, target)
+                results.append((artifact.name, match, ""))
+            if self.shows:
+                found, label = self._shown(case, out, target)
+                shown.append((artifact.name, found))
+        grades = [self._grade(results, label)] if self.compares else []
+        if self.shows:
+            grades.append(self._grade_shown(shown, label, undecoded))
+        return Grade(
+            gates=tuple(g for grade in grades for g in grade.gates), metrics=tuple(m for grade in grades for m in grade.metrics)
+        )
+
+    def _shown(self, case: CaseSpec, output: Image.Image, target: Image.Image | None) -> tuple[list[Shown], str]:
+        """How much of the area shows each named colour, and the area's label."""
+        assert self.shows is not None
+        size = output.size if target is None else target.size
+        if output.size != size:
+            output = output.convert("RGBA").resize(size, Image.Resampling.BILINEAR)
+        pixels = downscaled(output, WORK_SIDE)
+        area = self._area(case, size, pixels.shape[:2])
+        if not area.pixels.any():
+            raise GraderError(f"colour: {area.label} of case {case.uid} holds no pixel")
+        return shown(palette_of(area_samples(pixels, area.pixels)), self.shows, self.max_delta_e), area.label
+
+    def _grade_shown(self, found: list[tuple[str, list[Shown]]], label: str, broken: list[str]) -> Grade:
+        several = len(found) + len(broken) > 1
+        failures = []
+        for name, colours in found:
+            for colour in colours:
+                if colour.share < self.min_share:
+                    failures.append(
+                        f"{name + ': ' if several else ''}{colour.colour} covers {colour.share:.1%} of {label} "
+                        f"(at least {self.min_share:.0%}); the nearest colour shown is {colour.nearest}, "
+                        f"deltaE00 {colour.nearest_delta_e:.1f} (limit {self.max_delta_e:g})"
+                    )
+        if not failures and not broken:
+            listing = ", ".join(f"{c.colour} {c.share:.0%}" for _, colours in found for c in colours)
+            gate = Gate("shows", True, f"{label} shows every named colour on {self.min_share:.0%} or more: {listing}")
+        else:
+            gate = Gate("shows", False, "; ".join(broken + failures))
+        if not found:
+            return Grade(gates=(gate,))
+        ratio = float(np.mean([min(c.share for c in colours) / self.min_share for _, colours in found]))
+        said = f"the smallest share of {label} in a named colour, over {self.min_share:.0%} (1: just enough)"
+        return Grade(gates=(gate,), metrics=(Metric("shown", ratio, said),))
 
     def _compare(self, case: CaseSpec, output: Image.Image, target: Image.Image | None) -> tuple[PaletteMatch, str]:
         """The palette match of one output (resized to the known image's size first) and the area's label."""

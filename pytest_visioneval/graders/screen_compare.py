@@ -13,6 +13,10 @@ on its longer side; the output resized to it). Measures:
 * :func:`geometry_scores` - that share for the output as it is, mirrored,
   flipped, turned 180 degrees, and scaled (``SCALES``: the input shrunk into
   the canvas or cropped and enlarged), each placed where it fits best.
+* :func:`consistency` - of the input's content edges (text, icons, borders)
+  that the case's expected next screen keeps, the share the output keeps:
+  another screen of the same design keeps the bars and backgrounds but not
+  the labels.
 * :func:`sharpness_ratio` - the Laplacian energy of the output over that of
   the input, on the input's edges that the output keeps: a blurred copy
   loses most of it, a next state that moves things keeps it elsewhere.
@@ -105,20 +109,48 @@ def aligned(before: np.ndarray, after: np.ndarray, max_shift: float = MAX_SHIFT,
 
 def kept_share(before: np.ndarray, after: np.ndarray, background: np.ndarray) -> float:
     """The share of content pixels (either screen off ``background``) where ``after`` shows ``before``, a scrim allowed."""
-    soft_before, soft_after = soften(before), soften(after)
-    difference = aligned_difference(soft_before, soft_after)
-    grey_before, grey_after = grey(soft_before), grey(soft_after)
-    darker = grey_after < grey_before - CHANGE_TOLERANCE
+    kept, level = kept_pixels(before, after)
     content = _off(before, background) | _off(after, background)
-    if darker.mean() >= _SCRIM_AREA:
-        # one factor for the whole screen: what a black overlay leaves of the colours below it
-        level = float(np.clip(np.median(grey_after[darker] / np.maximum(grey_before[darker], 1)), 0.2, 0.95))
-        np.minimum(difference, aligned_difference(soft_before * level, soft_after), out=difference)
+    if level is not None:
         # the background under the scrim is background still: a flat dimmed screen keeps nothing by itself
         content = _off(before, background) | (_off(after, background) & _off(after, background * level))
     if not content.any():
         return 1.0
-    return float((difference[content] <= CHANGE_TOLERANCE).mean())
+    return float(kept[content].mean())
+
+
+def kept_pixels(before: np.ndarray, after: np.ndarray) -> tuple[np.ndarray, float | None]:
+    """Where ``after`` shows ``before`` (perceived difference within CHANGE_TOLERANCE), and the scrim level allowed.
+
+    When at least ``_SCRIM_AREA`` of the screen got darker, a dimmed copy counts as kept: one factor for the
+    whole screen, what a black overlay leaves of the colours below it (None when no scrim is allowed).
+    """
+    soft_before, soft_after = soften(before), soften(after)
+    difference = aligned_difference(soft_before, soft_after)
+    grey_before, grey_after = grey(soft_before), grey(soft_after)
+    darker = grey_after < grey_before - CHANGE_TOLERANCE
+    level = None
+    if darker.mean() >= _SCRIM_AREA:
+        level = float(np.clip(np.median(grey_after[darker] / np.maximum(grey_before[darker], 1)), 0.2, 0.95))
+        np.minimum(difference, aligned_difference(soft_before * level, soft_after), out=difference)
+    return difference <= CHANGE_TOLERANCE, level
+
+
+def consistency(before: np.ndarray, expected: np.ndarray, after: np.ndarray) -> float | None:
+    """Of the input's content edges that the ``expected`` next screen keeps, the share ``after`` keeps (a scrim allowed).
+
+    Content edges: pixels off their 5x5 median grey by more than CHANGE_TOLERANCE (text, icons, borders: what
+    tells one screen from another of the same design). None when the expected screen keeps fewer than
+    ``_MIN_EDGE_PIXELS`` of them (it replaces the whole screen).
+    """
+    from scipy import ndimage
+
+    plain = grey(before)
+    edges = np.abs(plain - ndimage.median_filter(plain, size=5)) > CHANGE_TOLERANCE
+    expected_keeps = edges & kept_pixels(before, aligned(before, expected))[0]
+    if int(expected_keeps.sum()) < _MIN_EDGE_PIXELS:
+        return None
+    return float(kept_pixels(before, aligned(before, after))[0][expected_keeps].mean())
 
 
 def _off(pixels: np.ndarray, colour: np.ndarray) -> np.ndarray:

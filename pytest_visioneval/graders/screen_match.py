@@ -13,6 +13,15 @@ case's first input image (see :mod:`.screen_compare` for the measures):
   (a scrim over the old screen counts as kept).
 * ``sharpness`` - on the edges it keeps, the output has at least
   ``min_sharpness`` of the input's Laplacian energy (a blurred copy has less).
+* ``backdrop`` - a darker (or washed-out) copy of part or all of the input
+  over at least ``min_veil_area`` of the screen passes only as a modal
+  backdrop: a new, lighter panel is drawn on it and at most ``max_unveiled``
+  of the input's content below the top band is left in view as it was; see
+  :mod:`.screen_veil`.
+* ``consistent`` (only for a case with a ``reference`` next screen) - of the
+  input's content edges that the reference keeps, the output keeps at least
+  ``min_consistent``: what the expected next state leaves as it was stays
+  (another screen of the same design keeps the bars, not the labels).
 * ``palette`` - at most ``max_new_colours`` of the output is painted in
   colours farther than ``max_delta_e`` (CIEDE2000) from every colour of the input.
 
@@ -39,7 +48,7 @@ if TYPE_CHECKING:
 # numpy, PIL and the comparisons are imported where a screen is graded: collection imports this
 # module for its options schema and must stay light.
 
-GATES = ("orientation", "scale", "keeps_screen", "sharpness", "clean", "palette")
+GATES = ("orientation", "scale", "keeps_screen", "sharpness", "clean", "backdrop", "palette")
 
 # Measured (benchmarks/screen_separation.py, docs/graders.md): real next screens and their re-encoded,
 # shifted, brightened and resized copies keep 62% or more and 0.19x or more of the edge energy, lead
@@ -56,6 +65,19 @@ DEFAULTS: dict[str, float] = {
     "max_speckle": 1.5,
     "orientation_margin": 0.02,
     "scale_margin": 0.05,
+    # A darker or washed-out copy of the input over at least this share of the screen must be a modal backdrop
+    # (benchmarks/screen_veil_separation.py): a control's own state (a pressed button, a highlighted row) covers
+    # 1-8% of a screen; the veils of the self-test cover 20-50%.
+    "min_veil_area": 0.1,
+    # Of the input's content edges the reference next screen keeps, the share the output must keep. Measured on the
+    # shipped pairs (benchmarks/screen_separation.py): the references, their re-encodes, shifts, +-5 and resize round
+    # trips 0.985 or more; every other shipped screen of the same aspect 0.73 or less (a Notifications screen of the
+    # same design for the Settings one).
+    "min_consistent": 0.85,
+    # The share of the input's content edges below the top band that a backdrop may leave in view as they were.
+    # Measured: real modal steps and synthetic dialogs / sheets / drawers 0.00-0.17; dark veils over a box 0.05-0.78
+    # (17 of 18 fail the gate: docs/graders.md).
+    "max_unveiled": 0.25,
 }
 
 
@@ -78,6 +100,9 @@ class ScreenMatchGrader:
             "max_speckle": {"type": "number", "minimum": 0, "default": DEFAULTS["max_speckle"]},
             "orientation_margin": {"type": "number", "minimum": 0, "maximum": 1, "default": DEFAULTS["orientation_margin"]},
             "scale_margin": {"type": "number", "minimum": 0, "maximum": 1, "default": DEFAULTS["scale_margin"]},
+            "min_consistent": {"type": "number", "minimum": 0, "maximum": 1, "default": DEFAULTS["min_consistent"]},
+            "min_veil_area": {"type": "number", "exclusiveMinimum": 0, "maximum": 1, "default": DEFAULTS["min_veil_area"]},
+            "max_unveiled": {"type": "number", "minimum": 0, "maximum": 1, "default": DEFAULTS["max_unveiled"]},
         },
     }
 
@@ -103,29 +128,32 @@ class ScreenMatchGrader:
                 continue  # the image grader reports outputs that do not decode
         if not outputs:
             return Grade(gates=(Gate("keeps_screen", False, "no output image decodes"),))
-        findings = [(name, self._findings(ScreenPair.of(source, image))) for name, image in outputs]
+        expected = _expected_screen(case)
+        findings = [(name, self._findings(ScreenPair.of(source, image), expected)) for name, image in outputs]
         gates = []
-        for gate in GATES:
+        for gate in GATES + (("consistent",) if expected is not None else ()):
             failed = [f"{name}: {found[gate].reason}" for name, found in findings if not found[gate].passed]
             shown = failed or [f"{name}: {found[gate].reason}" for name, found in findings]
             gates.append(Gate(gate, not failed, "; ".join(shown)))
         kept = findings[0][1]["keeps_screen"].value
         return Grade(gates=tuple(gates), metrics=(Metric("kept", kept, "share of the input screen's content kept"),))
 
-    def _findings(self, pair: ScreenPair) -> dict[str, Finding]:
-        """Each gate's verdict on one output."""
+    def _findings(self, pair: ScreenPair, expected: Image.Image | None) -> dict[str, Finding]:
+        """Each gate's verdict on one output (``consistent`` only with an expected next screen)."""
         from .screen_compare import geometry_scores
 
+        found = {"consistent": self._consistent(pair, expected)} if expected is not None else {}
         scores = geometry_scores(pair)
         as_is = scores.pop("as it is")
         turned = {name: v for name, v in scores.items() if not name.startswith("scaled")}
         scaled = {name: v for name, v in scores.items() if name.startswith("scaled")}
-        return {
+        return found | {
             "orientation": self._geometry(as_is, turned, self.options["orientation_margin"]),
             "scale": self._geometry(as_is, scaled, self.options["scale_margin"]),
             "keeps_screen": self._kept(as_is),
             "sharpness": self._sharpness(pair),
             "clean": self._clean(pair),
+            "backdrop": self.backdrop(pair),
             "palette": self._palette(pair),
         }
 
@@ -168,6 +196,47 @@ class ScreenMatchGrader:
             return Finding(False, f"{reason}, above {limit:g}): noisy", found)
         return Finding(True, reason + ")", found)
 
+    def _consistent(self, pair: ScreenPair, expected: Image.Image) -> Finding:
+        """What the reference next screen keeps of the input, the output keeps too; value: the kept share."""
+        from .screen_compare import ScreenPair, consistency
+
+        reference = ScreenPair.of(_image(pair.before), expected)  # the reference at the working size of the pair
+        share = consistency(pair.before, reference.after, pair.after)
+        if share is None:
+            return Finding(True, "the reference next screen keeps too little of the input to compare with", 1.0)
+        minimum = self.options["min_consistent"]
+        said = f"{share:.0%} of the input's content that the reference next screen keeps is kept"
+        if share < minimum:
+            why = "the screen changed where the expected next state leaves it: another screen?"
+            return Finding(False, f"{said} (at least {minimum:.0%}): {why}", share)
+        return Finding(True, said, share)
+
+    def backdrop(self, pair: ScreenPair) -> Finding:
+        """A darker or washed-out copy of the input passes only as a modal backdrop; value: the largest failing veil's area."""
+        from .screen_veil import find_veils
+
+        veils = find_veils(pair, self.options["min_veil_area"])
+        if not veils:
+            return Finding(True, "no darker or washed-out copy of the input", 0.0)
+        limit = self.options["max_unveiled"]
+        problems = []
+        for veil in veils:
+            if veil.panels == 0:
+                panel = "new, lighter panel" if veil.darker else "new panel"
+                problems.append((veil, f"{veil.describe()} with no {panel} drawn on it"))
+            elif veil.unveiled > limit:
+                problems.append(
+                    (
+                        veil,
+                        f"{veil.describe()}, stopping inside the content: {veil.unveiled:.0%} of the input's content "
+                        f"below the top band still shown as it was, undimmed (a backdrop leaves at most {limit:.0%})",
+                    )
+                )
+        if problems:
+            return Finding(False, "; ".join(why for _, why in problems), max(veil.area for veil, _ in problems))
+        shown = "; ".join(f"{veil.describe()} behind {veil.panels} new panel(s)" for veil in veils)
+        return Finding(True, f"a modal backdrop: {shown}", 0.0)
+
     def _palette(self, pair: ScreenPair) -> Finding:
         from .screen_palette import new_colour_share, palette
 
@@ -177,6 +246,16 @@ class ScreenMatchGrader:
         if new > self.options["max_new_colours"]:
             return Finding(False, f"{reason}, above {self.options['max_new_colours']:.0%}", new)
         return Finding(True, reason, new)
+
+
+def _expected_screen(case: CaseSpec) -> Image.Image | None:
+    """The case's reference next screen, when it is one image (a trajectory's folder is not); one that does not decode
+    is a GraderError, as for every reference."""
+    from .imaging import load_path
+
+    if case.reference is None or not case.reference.is_file():
+        return None
+    return load_path(case.reference, "reference image")
 
 
 def _image(pixels: np.ndarray) -> Image.Image:

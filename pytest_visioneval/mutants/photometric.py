@@ -25,8 +25,8 @@ def photometric(subject: Subject) -> Family:
     if image is None:
         return [], [NotApplicable(FAMILY, "the known-good output holds no image that decodes")]
     made = [
-        _class("brightness", "brightness", seen_by.COMPARISON, lambda rng: _brightness(subject, image, rng)),
-        _class("contrast", "contrast", seen_by.COMPARISON, lambda rng: _contrast(subject, image, rng)),
+        _class("brightness", "brightness", seen_by.TONE, lambda rng: _brightness(subject, image, rng)),
+        _class("contrast", "contrast", seen_by.TONE, lambda rng: _contrast(subject, image, rng)),
         _class("blur", "sharpness", seen_by.COMPARISON | seen_by.TEXT, lambda rng: _blur(subject, image, rng)),
         _class("noise", "clean surfaces", seen_by.COMPARISON, lambda rng: _noise(subject, image, rng)),
     ]

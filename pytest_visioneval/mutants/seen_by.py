@@ -12,6 +12,9 @@ from __future__ import annotations
 COMPARISON = frozenset({"similarity", "ssim", "locality", "screen_match"})
 GEOMETRY = COMPARISON | {"distinct_images"}
 COLOUR = frozenset({"similarity", "ssim", "locality", "colour", "screen_match"})  # each compares colours (CIEDE2000)
+# A whole-image change of brightness or contrast (40+ levels, x0.5 or x1.8) moves every colour far past the colour
+# grader's limit too, whether against a reference or named colours (benchmarks/colour_shown_separation.py).
+TONE = COMPARISON | {"colour"}
 TEXT = frozenset({"text", "ocr"})
 OUTSIDE_THE_MASK = frozenset({"locality"})
 INSIDE_THE_MASK = frozenset({"similarity", "ssim", "colour"})
@@ -20,7 +23,20 @@ PAGE_IMAGES = frozenset({"html", "render_check", "distinct_images"})
 SHOWCASE = frozenset({"distinct_images"})
 ORDER = frozenset({"trajectory"})
 ANY_GATE = frozenset(
-    {"image", "similarity", "ssim", "colour", "locality", "text", "ocr", "html", "render_check", "distinct_images", "screen_match", "trajectory"}
+    {
+        "image",
+        "similarity",
+        "ssim",
+        "colour",
+        "locality",
+        "text",
+        "ocr",
+        "html",
+        "render_check",
+        "distinct_images",
+        "screen_match",
+        "trajectory",
+    }
 )
 
 # LLM-judge graders: they run only with --judge.

@@ -6,9 +6,10 @@ rates are better higher) by more than the tolerance. Names present on one
 side only are listed as ``new`` or ``gone``, never silently ignored.
 
 A tolerance is either a share of the value's scale (``0.01``: one hundredth
-of 0-1 for most metrics, one point on a protocol score of 0-100; the scale
-comes from the protocol's :class:`~pytest_visioneval.protocols.base.ScoreSpec`)
-or relative to the value before (``5%``).
+of 0-1 for most metrics, one point on a protocol score of 0-100, 1.0 deltaE00
+on ``mean_delta_e``, a tenth of a point on a 0-10 judge score; the scale
+comes from the protocol's :class:`~pytest_visioneval.protocols.base.ScoreSpec`,
+else from :mod:`.metric_scales`) or relative to the value before (``5%``).
 
 When both runs hold case records, a change is also tested for noise: the
 cases both runs scored are paired, and a paired bootstrap interval of the
@@ -27,6 +28,7 @@ from typing import Any
 
 from ..errors import ConfigError
 from .case_keys import case_keys
+from .metric_scales import declared_scale
 from .statistics import DEFAULT_CONFIDENCE, paired_bootstrap
 
 DEFAULT_BASELINE_TOLERANCE = 0.01
@@ -47,7 +49,8 @@ class Tolerance:
 
 
 def scale_of(name: str) -> float:
-    """The width of a metric's scale: a protocol score's declared range (``bizgeneval.all``: 100), else 1."""
+    """The width of a metric's scale: a protocol score's declared range (``bizgeneval.all``: 100), a metric's declared
+    scale (:mod:`.metric_scales`: ``mean_delta_e`` 100, a 0-10 judge score 10), else 1."""
     from ..protocols.registry import get_protocol  # on first use: baseline checks stay light to import
 
     protocol_name, _, score = name.partition(".")
@@ -56,7 +59,7 @@ def scale_of(name: str) -> float:
         if spec.name == score:
             low, high = spec.scale
             return float(high - low)
-    return 1.0
+    return declared_scale(name) or 1.0
 
 
 @dataclass(frozen=True)

@@ -18,7 +18,6 @@ from ..graders import Gate, GradeContext, Metric, create_grader
 from ..graders.outcome import CaseEvaluation, GateOutcome
 from ..models.base import Model
 
-
 PIXELS_GATE = "outputs.pixels"  # the case's output images together, past VISIONEVAL_MAX_CASE_PIXELS
 
 

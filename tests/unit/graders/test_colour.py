@@ -236,3 +236,103 @@ def test_shipped_cases(make_case: Callable[..., CaseSpec], name: str) -> None:
     half[:cut] = np.asarray(result)[:cut]
     halved = grade({"within": "mask"}, case, png(Image.fromarray(half))).gates[0]
     assert not halved.passed, halved.reason
+
+
+# -- shows: named colours the area must show -------------------------------------------------
+AMBER = "#b45309"
+
+
+def flyer(band: tuple[int, int, int] = (180, 83, 9)) -> Image.Image:
+    """A light flyer (300 x 400) with a coloured headline band and dark text-like bars."""
+    image = Image.new("RGB", (300, 400), (252, 250, 245))
+    draw = ImageDraw.Draw(image)
+    draw.rectangle((0, 0, 300, 40), fill=band)
+    for row in range(80, 360, 40):
+        draw.rectangle((20, row, 220, row + 8), fill=INK)
+    return image
+
+
+def test_a_named_colour_shown_passes_alone(make_case: Callable[..., CaseSpec]) -> None:
+    plain = make_case(task="image_generation")  # no reference: shows alone needs none
+    result = grade({"shows": [AMBER]}, plain, png(flyer()))
+    assert [g.name for g in result.gates] == ["shows"]
+    assert result.gates[0].passed
+    assert result.gates[0].reason == f"the image shows every named colour on 2% or more: {AMBER} 11%"
+    (metric,) = result.metrics
+    assert metric.name == "shown" and metric.value == pytest.approx(5.5, abs=0.3)
+
+
+@pytest.mark.parametrize(
+    "variant",
+    [
+        lambda im: png(im, "JPEG", quality=60),
+        lambda im: png(Image.fromarray(np.clip(np.asarray(im, np.int16) - 8, 0, 255).astype(np.uint8))),
+    ],
+    ids=["jpeg_q60", "darker_8"],
+)
+def test_legitimate_copies_still_show_the_named_colour(
+    make_case: Callable[..., CaseSpec], variant: Callable[[Image.Image], Artifact]
+) -> None:
+    assert grade({"shows": [AMBER]}, make_case(task="image_generation"), variant(flyer())).gates[0].passed
+
+
+def test_a_band_in_another_hue_fails_naming_the_nearest_colour(make_case: Callable[..., CaseSpec]) -> None:
+    from pytest_visioneval.mutants.photometric import hue_rotated
+
+    result = grade({"shows": [AMBER]}, make_case(task="image_generation"), png(hue_rotated(flyer(), 30)))
+    gate = result.gates[0]
+    assert not gate.passed
+    assert re.fullmatch(
+        rf"{AMBER} covers 0\.0% of the image \(at least 2%\); the nearest colour shown is #[0-9a-f]{{6}}, "
+        r"deltaE00 \d+\.\d \(limit 6\)",
+        gate.reason,
+    ), gate.reason
+    assert result.metrics[0].value == 0.0
+
+
+def test_shows_joins_a_comparison_and_takes_its_own_share(case: CaseSpec) -> None:
+    result = grade({"against": "reference", "within": "mask", "shows": ["#0d9488"], "min_share": 0.9}, case, png(logo()))
+    gates = {g.name: g for g in result.gates}
+    assert set(gates) == {"matches", "shows"}
+    assert gates["matches"].passed
+    assert not gates["shows"].passed  # the white triangle and the rim take a quarter of the mask area
+    assert "(at least 90%)" in gates["shows"].reason
+    assert [m.name for m in result.metrics] == ["coverage", "shown"]
+
+
+def test_shows_with_no_image_or_undecodable(make_case: Callable[..., CaseSpec]) -> None:
+    plain = make_case(task="image_generation")
+    (none,) = grade({"shows": [AMBER]}, plain, Artifact("reply.md", b"text")).gates
+    assert none.name == "shows" and not none.passed and none.reason == "the output holds no image"
+    broken = grade({"shows": [AMBER]}, plain, Artifact("image-0.png", b"\x89PNG broken"))
+    assert not broken.gates[0].passed and broken.gates[0].reason.startswith("image-0.png: does not decode")
+    assert broken.metrics == ()
+
+
+def test_shows_options_are_validated(make_case: Callable[..., CaseSpec]) -> None:
+    jsonschema.validate({"shows": ["#B45309"], "min_share": 0.05}, ColourGrader.options_schema)
+    for bad in ({"shows": ["amber"]}, {"shows": []}, {"min_share": 0}, {"min_share": 1.5}):
+        with pytest.raises(jsonschema.ValidationError):
+            jsonschema.validate(bad, ColourGrader.options_schema)
+    plain = make_case(task="image_generation")
+    assert ColourGrader.check_case(plain, {"shows": [AMBER]}) is None
+    assert "lacks" in (ColourGrader.check_case(plain, {"shows": [AMBER], "against": "reference"}) or "")
+
+
+@pytest.mark.parametrize(
+    ("suite", "image", "colour"),
+    [
+        ("flyers", "flyers/book-fair.png", "#b45309"),
+        ("flyers", "flyers/farmers-market.png", "#15803d"),
+        ("promo_flyers", "promo_flyers/bike-repair.png", "#286ea0"),
+        ("promo_flyers", "promo_flyers/cocoa-nights.png", "#965a32"),
+    ],
+)
+def test_shipped_flyers_show_their_named_colour(make_case: Callable[..., CaseSpec], suite: str, image: str, colour: str) -> None:
+    from pytest_visioneval.mutants.photometric import hue_rotated
+
+    plain = make_case(task="image_generation")
+    reference = Image.open(COOKBOOK / image).convert("RGB")
+    assert colour in (COOKBOOK / f"{suite}.eval.yaml").read_text()
+    assert grade({"shows": [colour]}, plain, png(reference, "JPEG", quality=70)).gates[0].passed
+    assert not grade({"shows": [colour]}, plain, png(hue_rotated(reference, -30))).gates[0].passed

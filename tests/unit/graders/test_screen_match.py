@@ -10,7 +10,7 @@ from typing import Any
 import jsonschema
 import numpy as np
 import pytest
-from PIL import Image, ImageFilter, ImageOps
+from PIL import Image, ImageDraw, ImageFilter, ImageOps
 
 from pytest_visioneval.artifacts import Artifact
 from pytest_visioneval.cases.spec import CaseSpec
@@ -45,7 +45,7 @@ def failed(gates: dict[str, Gate]) -> set[str]:
 
 def test_the_reference_next_screen_passes_every_gate(case: CaseSpec) -> None:
     gates = grade(case, WIFI_ON)
-    assert set(gates) == {"orientation", "scale", "keeps_screen", "sharpness", "clean", "palette"}
+    assert set(gates) == {"orientation", "scale", "keeps_screen", "sharpness", "clean", "backdrop", "palette"}
     assert not failed(gates), gates
     assert gates["keeps_screen"].reason == "next.png: 97% of the input screen's content kept"
 
@@ -140,3 +140,108 @@ def test_a_re_encoded_next_screen_stays_clean(case: CaseSpec) -> None:
     gates = grade(case, Image.open(io.BytesIO(encode(WIFI_ON, "JPEG", quality=70))))
     assert gates["clean"].passed, gates["clean"].reason
     assert gates["clean"].reason == "next.png: speckle 0.0 on the input's flat areas (grey 0-255)"
+
+
+def veiled(image: Image.Image, box: tuple[int, int, int, int], opacity: float) -> Image.Image:
+    """``image`` with a black veil of ``opacity`` over ``box``."""
+    pixels = np.asarray(image, dtype=np.float32).copy()
+    left, top, right, bottom = box
+    pixels[top:bottom, left:right] *= 1 - opacity
+    return Image.fromarray(pixels.astype(np.uint8))
+
+
+def with_dialog(image: Image.Image, box: tuple[int, int, int, int]) -> Image.Image:
+    """A white dialog with a title, a line of text and a blue button drawn in ``box``."""
+    out = image.copy()
+    draw = ImageDraw.Draw(out)
+    left, top, right, bottom = box
+    draw.rounded_rectangle(box, radius=10, fill="white")
+    draw.text((left + 20, top + 20), "Turn on Wi-Fi?", fill="black")
+    draw.text((left + 20, top + 50), "Networks will be scanned.", fill=(60, 60, 60))
+    draw.rounded_rectangle((right - 90, bottom - 45, right - 15, bottom - 10), radius=6, fill=(37, 99, 235))
+    return out
+
+
+def test_a_dark_veil_over_part_of_the_screen_fails_backdrop(case: CaseSpec) -> None:
+    gates = grade(case, veiled(WIFI_ON, (0, 240, 270, 480), 0.6))
+    assert "backdrop" in failed(gates)
+    assert gates["backdrop"].reason == (
+        "next.png: 49% of the screen (x 0%-100%, y 50%-100%) 150 grey levels darker with no new, lighter panel drawn on it"
+    )
+
+
+def test_the_whole_screen_darkened_fails_backdrop(case: CaseSpec) -> None:
+    darker = Image.fromarray(np.clip(np.asarray(WIFI_ON, dtype=np.int16) - 44, 0, 255).astype(np.uint8))
+    gate = grade(case, darker)["backdrop"]
+    assert not gate.passed
+    assert gate.reason == (
+        "next.png: 99% of the screen (x 0%-100%, y 0%-100%) 44 grey levels darker with no new, lighter panel drawn on it"
+    )
+
+
+def test_a_dimmed_screen_behind_a_dialog_passes(case: CaseSpec) -> None:
+    gates = grade(case, with_dialog(veiled(WIFI_ON, (0, 0, 270, 480), 0.5), (30, 150, 240, 330)))
+    assert gates["backdrop"].passed, gates["backdrop"].reason
+    assert gates["backdrop"].reason == (
+        "next.png: a modal backdrop: 68% of the screen (x 0%-100%, y 0%-100%) 114 grey levels darker behind 1 new panel(s)"
+    )
+
+
+def test_a_veil_that_stops_inside_the_content_fails_though_a_dialog_sits_on_it(case: CaseSpec) -> None:
+    half = with_dialog(veiled(WIFI_ON, (0, 240, 270, 480), 0.5), (30, 300, 240, 440))
+    gate = grade(case, half)["backdrop"]
+    assert not gate.passed
+    assert gate.reason == (
+        "next.png: 25% of the screen (x 0%-100%, y 50%-100%) 125 grey levels darker, stopping inside the content: 64% of "
+        "the input's content below the top band still shown as it was, undimmed (a backdrop leaves at most 25%)"
+    )
+
+
+@pytest.mark.parametrize(
+    ("before", "after"),
+    [
+        ("real_app/trajectory/frame-1.png", "real_app/trajectory/frame-3.png"),  # a dialog on the dimmed calendar
+        ("multi_step/notes-home.png", "multi_step/trajectory/frame-1.png"),  # a side drawer over the dimmed notes
+        ("fiction_app/trajectory/frame-1.png", "fiction_app/trajectory/frame-2.png"),  # a pressed card, tinted
+        ("fiction_app/trajectory/frame-4.png", "fiction_app/trajectory/frame-5.png"),  # a button greyed out, disabled
+        ("real_app/trajectory/frame-5.png", "real_app/trajectory/frame-6.png"),  # the dialog dismissed, the scrim gone
+    ],
+)
+def test_shipped_modal_and_pressed_states_pass_backdrop(make_case: Callable[..., CaseSpec], before: str, after: str) -> None:
+    case = make_case(task="image_editing", images=(GEBENCH / before,))
+    gate = grade(case, Image.open(GEBENCH / after))["backdrop"]
+    assert gate.passed, gate.reason
+
+
+def test_the_backdrop_limits_are_options(case: CaseSpec) -> None:
+    half = with_dialog(veiled(WIFI_ON, (0, 240, 270, 480), 0.5), (30, 300, 240, 440))
+    assert grade(case, half, max_unveiled=0.7)["backdrop"].passed
+    assert grade(case, veiled(WIFI_ON, (0, 240, 270, 480), 0.6), min_veil_area=0.6)["backdrop"].passed
+
+
+@pytest.fixture
+def with_reference(make_case: Callable[..., CaseSpec]) -> CaseSpec:
+    return make_case(task="image_editing", images=(SETTINGS,), reference=GEBENCH / "single_step" / "settings-wifi-on.png")
+
+
+def test_with_a_reference_the_next_screen_keeps_what_the_reference_keeps(with_reference: CaseSpec) -> None:
+    gates = grade(with_reference, Image.open(io.BytesIO(encode(WIFI_ON, "JPEG", quality=70))))
+    assert gates["consistent"].passed
+    assert gates["consistent"].reason == "next.png: 100% of the input's content that the reference next screen keeps is kept"
+
+
+def test_another_screen_of_the_same_design_fails_consistent(with_reference: CaseSpec) -> None:
+    # the notes app's Notifications screen: the same status bar, blue header and rows, other labels and toggles
+    gates = grade(with_reference, Image.open(GEBENCH / "multi_step" / "trajectory" / "frame-4.png"))
+    assert "consistent" in failed(gates)
+    assert gates["consistent"].reason == (
+        "next.png: 73% of the input's content that the reference next screen keeps is kept (at least 85%): "
+        "the screen changed where the expected next state leaves it: another screen?"
+    )
+    inbox = grade(with_reference, Image.open(GEBENCH / "grounding" / "inbox-archived.png"))["consistent"]
+    assert not inbox.passed and inbox.reason.startswith("next.png: 28% of the input's content")
+
+
+def test_consistent_is_left_out_without_a_reference_image(case: CaseSpec) -> None:
+    assert "consistent" not in grade(case, WIFI_ON)
+    assert grade(case, WIFI_ON, min_consistent=0.5)  # the option is valid without a reference, unused

@@ -81,6 +81,21 @@ def test_a_tolerance_is_a_share_of_the_score_scale() -> None:
     assert [d.name for d in regressions(compare(before, worse, 0.01))] == ["bizgeneval.all"]
 
 
+def test_an_unbounded_metric_is_compared_on_its_declared_scale() -> None:
+    # mean_delta_e is in CIEDE2000 units (scale 100): 0.01 of it is 1.0 deltaE00, about one just-noticeable difference.
+    lower = ("match.mean_delta_e",)
+    before = doc({"s": summary({"match.mean_delta_e": 2.0, "viescore.overall": 7.0})}, lower)
+    unseen = doc({"s": summary({"match.mean_delta_e": 2.6, "viescore.overall": 6.95})}, lower)
+    deltas = by_name(compare(before, unseen, 0.01))
+    assert deltas["s.match.mean_delta_e"].tolerance == pytest.approx(1.0)
+    assert deltas["s.viescore.overall"].tolerance == pytest.approx(0.1)  # a 0-10 judge score: a tenth of a point
+    assert regressions(compare(before, unseen, 0.01)) == []
+    seen = doc({"s": summary({"match.mean_delta_e": 3.5, "viescore.overall": 6.5})}, lower)
+    worse = regressions(compare(before, seen, 0.01))
+    assert sorted(d.name for d in worse) == ["match.mean_delta_e", "viescore.overall"]
+    assert "tolerance 1" in describe(by_name(worse)["s.match.mean_delta_e"])
+
+
 def test_a_percentage_tolerance_is_relative_to_the_value_before() -> None:
     default, per_name = parse_tolerances(["5%", "s2=0.5"])
     assert default == Tolerance(0.05, relative=True) and per_name == {"s2": Tolerance(0.5)}
