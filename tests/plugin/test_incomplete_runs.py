@@ -12,7 +12,9 @@ from tests.conftest import read_json
 def test_a_run_stopped_by_x_is_marked_incomplete_with_the_cases_not_run(
     pytester: pytest.Pytester, demo_suite: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setenv("COLUMNS", "200")  # whole lines are matched below; the 80-column layout is tested in test_first_hour_summary
+    monkeypatch.setenv(
+        "COLUMNS", "200"
+    )  # whole lines are matched below; the 80-column layout is tested in test_first_hour_summary
     (demo_suite / "refs" / "first.png").write_bytes(b"not a png")  # the first case fails its gates
     result = pytester.runpytest("-x", "--eval-results=r.json")
     document = read_json(pytester.path / "r.json")

@@ -21,6 +21,7 @@ def _wide_terminal(monkeypatch: pytest.MonkeyPatch) -> None:
     (at 80 columns the summary wraps them; test_first_hour_summary.py reads it there)."""
     monkeypatch.setenv("COLUMNS", "200")
 
+
 CASES = 6
 BOX_COLOR = (200, 30, 30)
 SPREAD_YAML = """\

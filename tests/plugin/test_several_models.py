@@ -22,6 +22,7 @@ def _wide_terminal(monkeypatch: pytest.MonkeyPatch) -> None:
     (at 80 columns the summary wraps them; test_first_hour_summary.py reads it there)."""
     monkeypatch.setenv("COLUMNS", "200")
 
+
 TWO_MODELS = ["--model=reference", "--model=cand=replay:cand"]
 
 

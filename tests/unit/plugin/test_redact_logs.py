@@ -13,7 +13,9 @@ def test_logs():
 """
 
 
-def test_log_records_are_redacted_in_the_report_and_the_log_file(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_log_records_are_redacted_in_the_report_and_the_log_file(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("MY_JUDGE_KEY", "sk-judge-key-000111")
     pytester.makepyfile(test_logs=TEST_FILE)
     result = pytester.runpytest(
