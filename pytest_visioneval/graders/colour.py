@@ -146,9 +146,8 @@ class ColourGrader:
             gates=tuple(g for grade in grades for g in grade.gates), metrics=tuple(m for grade in grades for m in grade.metrics)
         )
 
-    def _shown(self, case: CaseSpec, output: Image.Image, target: Image.Image | None) -> tuple[list[Shown], str]:
-        """How much of the area shows each named colour, and the area's label."""
-        assert self.shows is not None
+    def _area_pixels(self, case: CaseSpec, output: Image.Image, target: Image.Image | None) -> tuple[np.ndarray, Area]:
+        """The output at the working size (resized to the known image's size first) and the area to look at."""
         size = output.size if target is None else target.size
         if output.size != size:
             output = output.convert("RGBA").resize(size, Image.Resampling.BILINEAR)
@@ -156,6 +155,12 @@ class ColourGrader:
         area = self._area(case, size, pixels.shape[:2])
         if not area.pixels.any():
             raise GraderError(f"colour: {area.label} of case {case.uid} holds no pixel")
+        return pixels, area
+
+    def _shown(self, case: CaseSpec, output: Image.Image, target: Image.Image | None) -> tuple[list[Shown], str]:
+        """How much of the area shows each named colour, and the area's label."""
+        assert self.shows is not None
+        pixels, area = self._area_pixels(case, output, target)
         return shown(palette_of(area_samples(pixels, area.pixels)), self.shows, self.max_delta_e), area.label
 
     def _grade_shown(self, found: list[tuple[str, list[Shown]]], label: str, broken: list[str]) -> Grade:
@@ -182,13 +187,7 @@ class ColourGrader:
 
     def _compare(self, case: CaseSpec, output: Image.Image, target: Image.Image | None) -> tuple[PaletteMatch, str]:
         """The palette match of one output (resized to the known image's size first) and the area's label."""
-        size = output.size if target is None else target.size
-        if output.size != size:
-            output = output.convert("RGBA").resize(size, Image.Resampling.BILINEAR)
-        pixels = downscaled(output, WORK_SIDE)
-        area = self._area(case, size, pixels.shape[:2])
-        if not area.pixels.any():
-            raise GraderError(f"colour: {area.label} of case {case.uid} holds no pixel")
+        pixels, area = self._area_pixels(case, output, target)
         if target is None:
             assert self.colours is not None
             palette = palette_of(area_samples(pixels, area.pixels))

@@ -38,7 +38,7 @@ from ..artifacts import Artifact, ModelOutput, mime_for
 from ..calls.batch_request import BatchRequest, Endpoint, sdk_reply
 from ..calls.cache import digest
 from ..calls.completion import post_chat_completion, read_completion
-from ..calls.images_reply import post_image_generation, read_images_reply
+from ..calls.images_reply import kind_of, post_image_generation, read_images_reply
 from ..calls.layer import (
     DEFAULT_BASE_URL,
     DIRECT,
@@ -259,10 +259,10 @@ class OpenAIModel:
         response = api_reply(response, "an images reply", "data")
         items = getattr(response, "data", None) or []
         if not isinstance(items, list):
-            raise UnreadableReply(f"the endpoint's answer is not an images reply: its data is {_kind(items)}, not a list")
+            raise UnreadableReply(f"the endpoint's answer is not an images reply: its data is {kind_of(items)}, not a list")
         for i, item in enumerate(items):
             if not hasattr(item, "b64_json"):
-                raise UnreadableReply(f"the endpoint's answer is not an images reply: its image {i} is {_kind(item)}")
+                raise UnreadableReply(f"the endpoint's answer is not an images reply: its image {i} is {kind_of(item)}")
         fmt = getattr(response, "output_format", None)
         # Each image as the JSON object it was sent as (only what is read of it).
         return self._image_items_result([{"b64_json": item.b64_json} for item in items], fmt, _usage(response))
@@ -280,10 +280,10 @@ class OpenAIModel:
         artifacts = []
         for i, item in enumerate(items):
             if not isinstance(item, dict):
-                raise UnreadableReply(f"the endpoint's answer is not an images reply: its image {i} is {_kind(item)}")
+                raise UnreadableReply(f"the endpoint's answer is not an images reply: its image {i} is {kind_of(item)}")
             b64 = item.get("b64_json")
             if b64 and not isinstance(b64, str):
-                raise ModelError(f"{self.name} returned image {i} with b64_json that is {_kind(b64)}, not text")
+                raise ModelError(f"{self.name} returned image {i} with b64_json that is {kind_of(b64)}, not text")
             if not b64:
                 # Fetching a URL would reach outside the configured endpoint; ask for base64 instead.
                 raise ModelError(
@@ -347,7 +347,7 @@ class OpenAIModel:
             problem = f"its output cannot be read ({exc})"
             raise UnreadableReply(f"the endpoint's answer is not a responses reply: {problem}") from None
         if text is not None and not isinstance(text, str):
-            raise ModelError(f"{self.name} returned a reply whose content is {_kind(text)}, not text")
+            raise ModelError(f"{self.name} returned a reply whose content is {kind_of(text)}, not text")
         return self._text(text, _usage(response))
 
     def _text(self, text: str | None, usage: dict[str, Any]) -> CallResult:
@@ -404,17 +404,6 @@ def _usage(response: Any) -> dict[str, Any]:
         return {}
     dump = getattr(usage, "model_dump", None)
     return dump(mode="json", exclude_none=True) if callable(dump) else {}
-
-
-def _kind(value: Any) -> str:
-    """What a reply's field is, for an error message (the field's type, not its possibly huge value)."""
-    if isinstance(value, (dict, list, str)):
-        return f"a JSON {type(value).__name__.replace('dict', 'object').replace('str', 'string')}"
-    if value is None:
-        return "null"
-    if isinstance(value, (bool, int, float)):
-        return f"the {type(value).__name__} {value!r}"
-    return f"a {type(value).__name__}"
 
 
 def _short(text: str, limit: int = 300) -> str:
