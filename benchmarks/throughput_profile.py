@@ -20,7 +20,8 @@ bare client's in the same turn (the goal of issue 39: <= 1.7).
 ``-n``, listed as ``base -n W``: a before/after comparison within one run.
 
 ``--spy DIR`` runs ours once more under ``py-spy record`` (raw, idle threads
-included) per ``-n``, for a profile of the same workload.
+included; ``PY_SPY_ACTIVE=1`` leaves them out) per ``-n``, for a profile of the
+same workload. ``PY_SPY`` names the py-spy binary.
 """
 
 from __future__ import annotations
@@ -177,7 +178,8 @@ def main() -> int:
             spy = os.environ.get("PY_SPY", "py-spy")
             for w in workers:
                 out = args.spy / f"ours-n{w}.txt"
-                record = [spy, "record", "--idle", "--threads", "--subprocesses", "--format", "raw", "-o", str(out), "--"]
+                idle = [] if os.environ.get("PY_SPY_ACTIVE") else ["--idle"]
+                record = [spy, "record", *idle, "--threads", "--subprocesses", "--format", "raw", "-o", str(out), "--"]
                 measure(record + ours(server, w, args.concurrency, root / f"cache-spy-n{w}"), root, env, server)
                 print(f"profile of -n {w}: {out}")
     bare_cpu = [m.cpu / calls * 1000 for m in results["bare"]]
