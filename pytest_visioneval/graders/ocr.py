@@ -461,8 +461,20 @@ def read_page(image: Image.Image, lang: str, psm: int = PSM) -> list[ReadLine]:
             box = (left, top, left + data["width"][i], top + data["height"][i])
             word = Word(text.strip(), box, float(data["conf"][i]))
             lines.setdefault((data["block_num"][i], data["par_num"][i], data["line_num"][i]), []).append(word)
-    runs = [run for words in lines.values() for run in split_at_gaps(sorted(words, key=lambda w: w.box[0]))]
+    runs = [run for words in lines.values() for run in split_at_gaps(in_reading_order(words))]
     return [_read_line(run) for run in runs]
+
+
+def in_reading_order(words: Sequence[Word]) -> list[Word]:
+    """A line's words left to right; a line set vertically keeps tesseract's own order.
+
+    In a vertical line (a chart's y-axis title: every word's box taller than wide) the words are
+    stacked at nearly the same x, so sorting by x orders them by a pixel of jitter ("sold Loaves"
+    after a resize round trip); tesseract's order follows the text's direction.
+    """
+    if all(w.box[3] - w.box[1] > w.box[2] - w.box[0] for w in words) and len(words) > 1:
+        return list(words)
+    return sorted(words, key=lambda w: w.box[0])
 
 
 def _read_line(words: Sequence[Word]) -> ReadLine:

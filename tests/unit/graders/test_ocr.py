@@ -20,6 +20,8 @@ from pytest_visioneval.graders import Gate, Metric
 from pytest_visioneval.graders.ocr import (
     Place,
     TextGrader,
+    Word,
+    in_reading_order,
     match_lines,
     normalize,
     occurrences,
@@ -822,3 +824,22 @@ def test_cjk_normalisation_drops_ocr_spaces_and_folds_full_width_punctuation() -
     assert match_lines(["夏季书展"], ["冬 季 书 展"])[0] == [0]
     # spaces between Latin words still count as word boundaries
     assert match_lines(["Visit us"], ["Visitus"], exact=True)[0] == [0]
+
+
+# -- vertical lines (real OCR) ---------------------------------------------------
+def test_a_vertical_line_keeps_its_words_in_the_order_tesseract_reads_them() -> None:
+    loaves, sold = Word("Loaves", (23, 267, 34, 318), 95.0), Word("sold", (22, 232, 34, 262), 95.0)  # bottom-to-top text
+    assert [w.text for w in in_reading_order([loaves, sold])] == ["Loaves", "sold"]  # not by x, a pixel apart
+    right, left = Word("sold", (80, 10, 120, 30), 95.0), Word("Loaves", (10, 10, 70, 30), 95.0)
+    assert [w.text for w in in_reading_order([right, left])] == ["Loaves", "sold"]  # a horizontal line: left to right
+
+
+@pytest.mark.parametrize("scale", [1.0, 0.67, 0.8])
+def test_a_charts_vertical_axis_title_is_read_whole_after_a_resize_round_trip(case: CaseSpec, scale: float) -> None:
+    chart = load("cases/bizgeneval/examples/bakery_sales.png")
+    size = chart.size
+    resized = chart.resize((round(size[0] * scale), round(size[1] * scale)), Image.Resampling.LANCZOS).resize(size)
+    gate, _ = run(
+        {"required": ["Bakery Sales by Weekday", "Loaves sold", "Weekday"]}, case, Artifact("image-0.png", png(resized))
+    )
+    assert gate.passed, gate.reason
