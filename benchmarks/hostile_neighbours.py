@@ -27,18 +27,8 @@ from pathlib import Path
 from pytest_visioneval.pages.cpu_share import BUSY_CPU_S, cpu_seconds
 from pytest_visioneval.pages.process_tree import command_line, descendants
 from pytest_visioneval.pages.render import Renderer, RenderError, RenderOptions
+from pytest_visioneval.testing.hostile_pages import HOSTILE, NORMAL
 
-NORMAL = "<h1>Quarterly report</h1><p>Sales rose in every region.</p>"
-HOSTILE = {
-    "busy loop": "<p>spinning</p><script>while (true) {}</script>",
-    "huge DOM": (
-        "<body><script>const box = document.createElement('div');"
-        "for (let i = 0; i < 200000; i++) {"
-        " const d = document.createElement('div'); d.textContent = 'row ' + i; box.appendChild(d); }"
-        "document.body.appendChild(box);</script></body>"
-    ),
-    "navigation loop": "<p>leaving</p><script>setInterval(() => { location.href = 'p' + Math.random() + '.html'; }, 1)</script>",
-}
 OPTIONS = RenderOptions(width=800, height=600, timeout_ms=5000)
 
 

@@ -11,7 +11,6 @@ import csv
 import json
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +18,6 @@ import pytest
 from playwright.sync_api import expect
 
 from pytest_visioneval.cli import main as dispatcher
-from pytest_visioneval.pages.render import find_chromium
 from pytest_visioneval.results.agreement import nominal_kappa
 from pytest_visioneval.testing import FakeOpenAIServer
 from tests.unit.cli.test_pairwise import _png, _run, tasteful
@@ -28,14 +26,7 @@ from tests.unit.report import test_html_browser as harness
 VALUE = {"a": 1.0, "tie": 0.5, "b": 0.0}
 
 
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        launched = p.chromium.launch(executable_path=find_chromium(), args=["--no-sandbox", "--disable-gpu"])
-        yield launched
-        launched.close()
+browser = harness.browser  # one Chromium per module, launched as the report's browser tests launch it
 
 
 @pytest.fixture

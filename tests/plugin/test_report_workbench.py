@@ -10,7 +10,6 @@ import csv
 import json
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs
@@ -18,7 +17,6 @@ from urllib.parse import parse_qs
 import pytest
 from playwright.sync_api import expect
 
-from pytest_visioneval.pages.render import find_chromium
 from pytest_visioneval.report.html_report import write_html_report
 from tests.unit.report import test_html_browser as harness
 from tests.unit.report.html_documents import synthetic_document
@@ -26,14 +24,7 @@ from tests.unit.report.html_documents import synthetic_document
 QUESTIONS = ("q1", "q2", "q3")
 
 
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        launched = p.chromium.launch(executable_path=find_chromium(), args=["--no-sandbox", "--disable-gpu"])
-        yield launched
-        launched.close()
+browser = harness.browser  # one Chromium per module, launched as the report's browser tests launch it
 
 
 def judged_document(root: Path, count: int, models: tuple[str, ...] = ("reference",)) -> dict[str, Any]:

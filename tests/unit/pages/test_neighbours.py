@@ -10,18 +10,8 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from pytest_visioneval.pages.render import Renderer, RenderError, RenderOptions
+from pytest_visioneval.testing.hostile_pages import HOSTILE, NORMAL
 
-NORMAL = "<h1>Quarterly report</h1><p>Sales rose in every region.</p>"
-HOSTILE = {
-    "busy loop": "<p>spinning</p><script>while (true) {}</script>",
-    "huge DOM": (
-        "<body><script>const box = document.createElement('div');"
-        "for (let i = 0; i < 200000; i++) {"
-        " const d = document.createElement('div'); d.textContent = 'row ' + i; box.appendChild(d); }"
-        "document.body.appendChild(box);</script></body>"
-    ),
-    "navigation loop": "<p>leaving</p><script>setInterval(() => { location.href = 'p' + Math.random() + '.html'; }, 1)</script>",
-}
 OPTIONS = RenderOptions(width=800, height=600, timeout_ms=5000)
 # Alone the normal page renders in 0.2-0.5 s; beside the hostile pages 0.7-1.4 s (medians) on the shared 2-core machine:
 # benchmarks/hostile_neighbours.py measures it, and where the CPU goes meanwhile (docs/rendering.md).
