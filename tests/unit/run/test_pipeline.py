@@ -246,16 +246,24 @@ def test_an_error_of_a_case_made_where_it_starts_lands_in_its_outcome(
 
 
 class PeakModel(SleepyModel):
-    """Counts how many of its cases run at the same moment."""
+    """Counts how many of its cases run at the same moment.
 
-    def __init__(self, png: bytes):
+    Until ``target`` cases have run at once, each case waits (up to 10 s) for the others, so a loaded machine
+    that starts the threads slowly cannot keep the peak under what the pipeline allows; past it, none waits.
+    """
+
+    def __init__(self, png: bytes, target: int):
         super().__init__(png)
+        self.target = target
         self.running = self.peak = 0
+        self._changed = threading.Condition(self._lock)
 
     def generate(self, case: CaseSpec, params: Mapping[str, Any]) -> ModelOutput:
-        with self._lock:
+        with self._changed:
             self.running += 1
             self.peak = max(self.peak, self.running)
+            self._changed.notify_all()
+            self._changed.wait_for(lambda: self.peak >= self.target, timeout=10)
         try:
             return super().generate(case, params)
         finally:
@@ -268,7 +276,7 @@ def test_a_worker_keeps_threads_for_its_share_of_the_limit(
     tmp_path: Path, png: bytes, cases: list[tuple[str, CaseSpec]], workers: int, most: int
 ) -> None:
     """Concurrency 8 over 4 xdist workers: each runs at most the threads for its share (2 slots) at once."""
-    model = PeakModel(png)
+    model = PeakModel(png, target=most)
     pipeline = CasePipeline(environment(model, tmp_path), cases, 8, workers=workers)
     for nodeid, case in cases:
         pipeline.outcome_for(nodeid, case)
