@@ -71,9 +71,13 @@ def flat_background(image: Image.Image) -> np.ndarray | None:
     which of them is commonest can change with a re-encode. Only a flat background is worth
     comparing another image's pixels with.
     """
+    return flat_background_of(_pixels(image))
+
+
+def flat_background_of(pixels: np.ndarray) -> np.ndarray | None:
+    """:func:`flat_background` of an image already reduced by ``imaging.downscaled``."""
     import numpy as np
 
-    pixels = _pixels(image)
     colour = border_colour(pixels)
     near = np.abs(_edge_band(pixels) - colour).max(axis=1) <= CONTENT_TOLERANCE
     return colour if float(near.mean()) >= FLAT_SHARE else None
@@ -81,7 +85,11 @@ def flat_background(image: Image.Image) -> np.ndarray | None:
 
 def content_extent(image: Image.Image, also_off: Sequence[np.ndarray] = (), tolerance: float = CONTENT_TOLERANCE) -> Extent:
     """The share of ``image``'s width and height spanned by pixels off its background (and off each of ``also_off``)."""
-    pixels = _pixels(image)
+    return content_extent_of(_pixels(image), also_off, tolerance)
+
+
+def content_extent_of(pixels: np.ndarray, also_off: Sequence[np.ndarray] = (), tolerance: float = CONTENT_TOLERANCE) -> Extent:
+    """:func:`content_extent` of an image already reduced by ``imaging.downscaled``."""
     return extent_of(pixels, [border_colour(pixels), *also_off], tolerance)
 
 
@@ -94,15 +102,17 @@ def extent_of(pixels: np.ndarray, backgrounds: Sequence[np.ndarray], tolerance: 
     """
     import numpy as np
 
+    from .imaging import largest_channel
+
     own = backgrounds[0]
-    distance = np.abs(pixels - own).max(axis=2)
+    distance = largest_channel(np.abs(pixels - own))
     for other in backgrounds[1:]:
         step = other - own
         length = float(step @ step)
         if length:
             along = np.clip(((pixels - own) @ step) / length, 0.0, 1.0)
             mix = own + along[..., None] * step
-            np.minimum(distance, np.abs(pixels - mix).max(axis=2), out=distance)
+            np.minimum(distance, largest_channel(np.abs(pixels - mix)), out=distance)
     content = distance > tolerance
     rows = np.flatnonzero(content.any(axis=1))
     cols = np.flatnonzero(content.any(axis=0))

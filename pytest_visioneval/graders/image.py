@@ -50,6 +50,8 @@ from ..cases.spec import CaseSpec
 from .base import Gate, Grade, GradeContext
 
 if TYPE_CHECKING:
+    import numpy as np
+
     from .imaging import Picture
 
 # ``imaging`` (and with it numpy) is imported where an image is graded, not here: collection
@@ -109,7 +111,7 @@ class ImageGrader:
 
     def grade(self, case: CaseSpec, artifacts: Sequence[Artifact], context: GradeContext | None = None) -> Grade:
         from ..cases.image_limits import ImageTooLarge, check_case_total
-        from .imaging import decode_picture, load_picture
+        from .imaging import decode_picture, downscaled, load_picture
 
         opts = self.options
         images = [a for a in artifacts if a.kind == "image"]
@@ -137,10 +139,12 @@ class ImageGrader:
             gates.append(self._aspect(decoded))
         if decoded and (requested := self._requested_size(case)) is not None:
             gates.append(_requested_size(decoded, requested))
+        # Each picture box-filtered down once, for both the gates below (the reduction is most of their cost).
+        reduced = {pic.name: downscaled(pic.image) for pic in decoded}
         if decoded:
-            gates.append(self._not_blank(decoded))
+            gates.append(self._not_blank(reduced))
         if decoded and opts.get("fills_canvas", True):
-            gates.append(self._fills_canvas(decoded, case))
+            gates.append(self._fills_canvas(reduced, case))
         editing = case.task == "image_editing" and bool(case.images)
         inputs = [load_picture(p, WORK_SIDE) for p in case.images] if decoded and case.images else []
         if decoded and editing and opts.get("match_input", True):
@@ -182,10 +186,10 @@ class ImageGrader:
             return None  # the size gates the case asked for explicitly decide
         return requested_size(case.params)
 
-    def _not_blank(self, decoded: list[Picture]) -> Gate:
+    def _not_blank(self, reduced: Mapping[str, np.ndarray]) -> Gate:
         floor = float(self.options.get("blank_std", 2.0))
         min_content = float(self.options.get("min_content", DEFAULT_MIN_CONTENT))
-        measured = {pic.name: _blankness(pic.image) for pic in decoded}
+        measured = {name: _blankness(pixels) for name, pixels in reduced.items()}
         blank = [
             f"{name} ({share:.2%} of pixels off its background colour, luminance std {std:.2f})"
             for name, (share, std) in measured.items()
@@ -197,14 +201,14 @@ class ImageGrader:
         least = min(measured, key=lambda name: measured[name][0])
         return Gate("not_blank", True, f"{least} has the least content: {measured[least][0]:.1%} of pixels off its background")
 
-    def _fills_canvas(self, decoded: list[Picture], case: CaseSpec) -> Gate:
-        from .canvas_extent import OUTPUT_TOLERANCE, content_extent, flat_background
+    def _fills_canvas(self, reduced: Mapping[str, np.ndarray], case: CaseSpec) -> Gate:
+        from .canvas_extent import OUTPUT_TOLERANCE, content_extent, content_extent_of, flat_background, flat_background_of
         from .imaging import load_path
 
         reference = case.reference if case.reference is not None and case.reference.is_file() else None
         if reference is None:
             floor = float(self.options.get("min_extent", DEFAULT_MIN_EXTENT))
-            extents = {pic.name: content_extent(pic.image) for pic in decoded}
+            extents = {name: content_extent_of(pixels) for name, pixels in reduced.items()}
             small = [
                 f"{name} ({extent.describe()} of the canvas)"
                 for name, extent in extents.items()
@@ -222,12 +226,11 @@ class ImageGrader:
         ref_image = load_path(reference, longest=WORK_SIDE)
         ref_flat = flat_background(ref_image)
         small = []
-        for pic in decoded:
-            name, img = pic.name, pic.image
+        for name, pixels in reduced.items():
             # Both measured off both flat backgrounds: a cream picture shrunk onto white shows a cream panel
             # whose content, not the panel, is what the reference spreads over its canvas.
-            out_flat = flat_background(img)
-            own = content_extent(img, [] if ref_flat is None else [ref_flat], tolerance=OUTPUT_TOLERANCE)
+            out_flat = flat_background_of(pixels)
+            own = content_extent_of(pixels, [] if ref_flat is None else [ref_flat], tolerance=OUTPUT_TOLERANCE)
             want = content_extent(ref_image, [] if out_flat is None else [out_flat])
             if own.width < ratio * want.width or own.height < ratio * want.height:
                 small.append(f"{name} spans {own.describe()} of its canvas, the reference {want.describe()}")
@@ -257,11 +260,10 @@ def requested_size(params: Mapping[str, Any]) -> tuple[int, int] | None:
     return (int(match[1]), int(match[2])) if match and int(match[1]) and int(match[2]) else None
 
 
-def _blankness(image: Image.Image) -> tuple[float, float]:
-    """(share of content pixels, luminance std) of the image, transparency flattened and noise averaged away."""
-    from .imaging import content_share, downscaled
+def _blankness(pixels: np.ndarray) -> tuple[float, float]:
+    """(share of content pixels, luminance std) of an image reduced by ``imaging.downscaled``."""
+    from .imaging import content_share
 
-    pixels = downscaled(image)
     # Weighted sum, not a matrix product: a product wakes BLAS's thread pool, which then spins on
     # every core for a while, taking CPU from the run's other threads.
     luminance = 0.299 * pixels[..., 0] + 0.587 * pixels[..., 1] + 0.114 * pixels[..., 2]

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from PIL import Image, ImageDraw
 
-from pytest_visioneval.graders.canvas_extent import EMPTY, background, border_colour, content_extent, extent_of
+from pytest_visioneval.graders.canvas_extent import EMPTY, background, border_colour, content_extent, extent_of, flat_background
 
 
 def drawing(box: tuple[int, int, int, int], canvas: tuple[int, int, int] = (255, 255, 255)) -> Image.Image:
@@ -48,3 +48,21 @@ def test_blends_of_two_backgrounds_are_not_content() -> None:
     white, cream = np.array([255.0, 255, 255]), np.array([245.0, 236, 200])
     assert extent_of(pixels, [white]).box == pytest.approx((0.2, 0.19, 0.8, 0.8))
     assert extent_of(pixels, [white, cream]).box == pytest.approx((0.4, 0.45, 0.6, 0.55))
+
+
+def test_the_largest_channel_is_numpys_maximum_over_the_last_axis() -> None:
+    from pytest_visioneval.graders.imaging import largest_channel
+
+    pixels = np.random.default_rng(3).uniform(-255, 255, size=(37, 53, 3)).astype(np.float32)
+    assert np.array_equal(largest_channel(pixels), pixels.max(axis=2))
+
+
+def test_an_extent_of_the_reduced_pixels_is_the_extent_of_the_image() -> None:
+    from pytest_visioneval.graders.canvas_extent import content_extent_of, flat_background_of
+    from pytest_visioneval.graders.imaging import downscaled
+
+    canvas = Image.new("RGB", (400, 300), "white")
+    canvas.paste(Image.new("RGB", (120, 90), (20, 90, 200)), (50, 40))
+    reduced = downscaled(canvas)
+    assert content_extent_of(reduced) == content_extent(canvas)
+    assert np.array_equal(flat_background_of(reduced), flat_background(canvas))
