@@ -180,21 +180,32 @@ def visioneval_pipeline(request: pytest.FixtureRequest, visioneval_settings: Set
 
 
 def _xdist_queue(config: pytest.Config) -> Callable[[], list[str]] | None:
-    """This xdist worker's queue: the node ids it was sent and has not run yet, in the order it will run them.
+    """This xdist worker's queue: the node ids it was sent since the previous read, in the order it will run them.
 
     Read from xdist's worker plugin (its ``torun`` queue of item indexes, a deque behind a lock in xdist 3),
     so the pipeline evaluates first the cases this worker will run; None where that plugin is not found.
+    xdist adds to the queue's end and runs from its front, each item once: the entries after the newest one
+    the previous read saw are the new ones (all of them, once that one has been run), so a read walks only
+    what was added, not the whole queue.
     """
     interactor = next((p for p in config.pluginmanager.get_plugins() if type(p).__name__ == "WorkerInteractor"), None)
     queue = getattr(interactor, "torun", None)
     if queue is None or not hasattr(queue, "lock"):
         return None
+    newest_seen: list[Any] = []  # the queue's last entry at the previous read (empty before the first)
 
     def upcoming() -> list[str]:
         items = interactor.session.items  # type: ignore[union-attr]
+        fresh: list[Any] = []
         with queue.lock() as indexes:
-            waiting = list(indexes)
-        return [items[i].nodeid for i in waiting if isinstance(i, int) and 0 <= i < len(items)]
+            for index in reversed(indexes):
+                if newest_seen and index == newest_seen[0]:
+                    break
+                fresh.append(index)
+            if indexes:
+                newest_seen[:] = [indexes[-1]]
+        fresh.reverse()
+        return [items[i].nodeid for i in fresh if isinstance(i, int) and 0 <= i < len(items)]
 
     return upcoming
 

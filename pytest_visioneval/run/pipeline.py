@@ -42,6 +42,7 @@ instead of waiting on.
 
 from __future__ import annotations
 
+import collections
 import contextlib
 import fcntl
 import hashlib
@@ -117,8 +118,9 @@ class CasePipeline:
         ``workers``: how many processes share ``concurrency`` (xdist workers): each keeps threads for its
         share of the slots, so N workers do not start N times the threads the whole run can use;
 
-        ``upcoming``: the node ids this worker has been given and not yet run, in the order it will run them
-        (xdist's queue), started before any other case; None: the session's order alone;
+        ``upcoming``: the node ids xdist has queued for this worker since the previous call (a node id it
+        returns again is taken once), in the order it will run them, started before any other case;
+        None: the session's order alone;
 
         ``stale_after``: seconds without a heartbeat after which a live claimer counts as stuck;
         ``wait_timeout``: the longest wait for another worker's outcome.
@@ -137,6 +139,10 @@ class CasePipeline:
         self._position = {nodeid: index for index, nodeid in enumerate(self._order)} if upcoming is not None else {}
         self._frontier = -1  # the position of the last case xdist sent this worker
         self._skipped = 0  # the second pass over the cases the first walked past (behind the frontier)
+        # This worker's queue as read so far: read anew on every refill, a whole queue of 500 cases cost each
+        # refill the walk of it; now only what xdist added since the last read is read and kept here.
+        self._queued: collections.deque[str] = collections.deque()  # queued for this worker, not tried yet
+        self._queued_ever: set[str] = set()
         self._tried: set[str] = set()  # cases this worker tried to start (claimed, or found claimed): not tried again
         self._lock = threading.Lock()
         self._futures: dict[str, Future[dict[str, Any]]] = {}
@@ -258,12 +264,14 @@ class CasePipeline:
         This worker's own queue comes first (``upcoming``); then the session's cases in collection order.
         """
         assert self.concurrency is not None
-        own = self._own_queue()
+        fresh = self._newly_queued()
         while True:
             with self._lock:
+                self._take_queued(fresh)
+                fresh = []
                 if self._closed or self._running + len(self._made_here) >= self._ahead:
                     return
-                nodeid = self._next_candidate(own)
+                nodeid = self._next_candidate()
                 if nodeid is None:
                     return
                 self._tried.add(nodeid)
@@ -273,28 +281,32 @@ class CasePipeline:
                 future = self._begin(nodeid)
             self._run(nodeid, self._cases[nodeid], future)
 
-    def _own_queue(self) -> list[str]:
-        """The cases xdist has sent this worker and it has not tried yet (read outside the pipeline's lock)."""
+    def _newly_queued(self) -> list[str]:
+        """The cases xdist has queued for this worker since the last read (read outside the pipeline's lock)."""
         if self._upcoming is None:
             return []
         try:
-            queued = self._upcoming()
+            return list(self._upcoming())
         except Exception:  # xdist's queue could not be read (another version): the session's order alone
             self._upcoming = None
             return []
-        own = [nodeid for nodeid in queued if nodeid in self._cases]
-        if own:
-            self._frontier = max(self._frontier, max(self._position[nodeid] for nodeid in own))
-        return [nodeid for nodeid in own if nodeid not in self._tried]
 
-    def _next_candidate(self, own: list[str]) -> str | None:
+    def _take_queued(self, fresh: list[str]) -> None:
+        """Keep the newly queued cases (hold ``self._lock``); the furthest of them moves the frontier."""
+        for nodeid in fresh:
+            if nodeid in self._cases and nodeid not in self._queued_ever:
+                self._queued_ever.add(nodeid)
+                self._queued.append(nodeid)
+                self._frontier = max(self._frontier, self._position[nodeid])
+
+    def _next_candidate(self) -> str | None:
         """The next case to try (hold ``self._lock``).
 
-        From ``own`` first; then in collection order after the frontier (cases no worker was sent yet);
-        then, once those are all tried, the cases walked past.
+        From this worker's queue first; then in collection order after the frontier (cases no worker was
+        sent yet); then, once those are all tried, the cases walked past.
         """
-        while own:
-            nodeid = own.pop(0)
+        while self._queued:
+            nodeid = self._queued.popleft()
             if nodeid not in self._tried:
                 return nodeid
         self._next = max(self._next, self._frontier + 1)

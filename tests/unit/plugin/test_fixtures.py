@@ -40,8 +40,21 @@ def test_the_queue_gives_the_node_ids_in_the_order_they_will_run() -> None:
     upcoming = _xdist_queue(config_with(object(), interactor))  # type: ignore[arg-type]
     assert upcoming is not None
     assert upcoming() == [nodeids[4], nodeids[2], nodeids[5]]
-    interactor.torun._items[:] = [5]  # xdist ran two of them
-    assert upcoming() == [nodeids[5]]
+    interactor.torun._items[:] = [5]  # xdist ran two of them (and the newest entry the last read saw)
+    assert upcoming() == [nodeids[5]]  # read again: the pipeline takes a node id once
+
+
+def test_a_read_of_the_queue_gives_only_what_xdist_added_since_the_last() -> None:
+    nodeids = [f"cases/a.eval.yaml::a/c{i}" for i in range(6)]
+    interactor = WorkerInteractor([4, 2], nodeids)
+    upcoming = _xdist_queue(config_with(object(), interactor))  # type: ignore[arg-type]
+    assert upcoming is not None
+    assert upcoming() == [nodeids[4], nodeids[2]]
+    assert upcoming() == []
+    interactor.torun._items[:] = [2, 5, 1]  # one run, two more sent
+    assert upcoming() == [nodeids[5], nodeids[1]]
+    interactor.torun._items[:] = [3]  # every entry seen has run; one more sent
+    assert upcoming() == [nodeids[3]]
 
 
 def test_without_xdist_s_worker_plugin_there_is_no_queue() -> None:
