@@ -164,7 +164,7 @@ def disk_error_message(exc: OSError) -> str:
     return f"DiskError: cannot write: {describe_os_error(exc)}"
 
 
-def making_folder(path: Path, make: Callable[[], T]) -> T:
+def making_folder(path: Path | str, make: Callable[[], T]) -> T:
     """``make()`` (which creates ``path`` or a file beside it), making ``path``'s folder only if it is missing.
 
     Tried first and the folder made on ``FileNotFoundError``: a ``mkdir`` on every write would cost
@@ -173,11 +173,11 @@ def making_folder(path: Path, make: Callable[[], T]) -> T:
     try:
         return make()
     except FileNotFoundError:
-        path.parent.mkdir(parents=True, exist_ok=True)
+        os.makedirs(os.path.dirname(os.fspath(path)), exist_ok=True)
         return make()
 
 
-def write_atomic(path: Path, data: bytes) -> None:
+def write_atomic(path: Path | str, data: bytes) -> None:
     """Write via a temporary file and rename, so readers never see half a file.
 
     The temporary name is this process's and thread's own (a thread writes one file at a time), and
@@ -185,24 +185,26 @@ def write_atomic(path: Path, data: bytes) -> None:
     (``tempfile.mkstemp`` and ``chmod`` on every write cost more than the write itself.) The bytes go
     straight to the descriptor: a Python file object around it would add an ``fstat`` and an ``lseek``.
     """
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_native_id()}.tmp")
+    target = os.fspath(path)
+    folder, name = os.path.split(target)
+    tmp = os.path.join(folder, f".{name}.{os.getpid()}.{threading.get_native_id()}.tmp")
     flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC
-    fd = making_folder(path, lambda: os.open(tmp, flags, 0o666))
+    fd = making_folder(target, lambda: os.open(tmp, flags, 0o666))
     try:
         try:
             _write_all(fd, data)
         finally:
             os.close(fd)
-        os.replace(tmp, path)
+        os.replace(tmp, target)
     except OSError as exc:
         with contextlib.suppress(OSError):
-            tmp.unlink()
+            os.unlink(tmp)
         if exc.filename is None and exc.errno is not None:  # a failed write names no file: name it (which folder is full)
-            raise OSError(exc.errno, exc.strerror, str(tmp)) from exc
+            raise OSError(exc.errno, exc.strerror, tmp) from exc
         raise
     except BaseException:
         with contextlib.suppress(OSError):
-            tmp.unlink()
+            os.unlink(tmp)
         raise
 
 

@@ -68,6 +68,7 @@ class CallCache:
         if mode not in MODES:
             raise ValueError(f"cache mode must be one of {', '.join(MODES)}, not {mode!r}")
         self.root = Path(root)
+        self._root_text = os.fspath(self.root)  # entries' paths are joined as text: a Path per look-up cost more than the look-up
         self.mode = mode
         self.problem: str | None = None  # the first write that failed, worded (None: none failed)
         self._problem_lock = threading.Lock()
@@ -82,16 +83,20 @@ class CallCache:
         return self.mode in ("on", "write")
 
     def path(self, kind: str, key: str) -> Path:
+        return Path(self._entry_file(kind, key))
+
+    def _entry_file(self, kind: str, key: str) -> str:
         if kind not in KINDS:
             raise ValueError(f"unknown call kind {kind!r}")
-        return self.root / kind / key[:2] / f"{key}.json"
+        return f"{self._root_text}{os.sep}{kind}{os.sep}{key[:2]}{os.sep}{key}.json"
 
     def get(self, kind: str, key: str) -> Any | None:
         """The stored value, or ``None`` (a miss, a mode that does not read, or an unreadable entry)."""
         if not self.reads:
             return None
         try:
-            entry = json.loads(self.path(kind, key).read_text(encoding="utf-8"))
+            with open(self._entry_file(kind, key), "rb") as stored:
+                entry = json.loads(stored.read())
         except (OSError, ValueError):
             return None  # absent, or damaged by hand: treated as a miss and rewritten
         if not isinstance(entry, dict) or entry.get("version") != ENTRY_VERSION or entry.get("key") != key:
@@ -103,7 +108,7 @@ class CallCache:
             return
         entry = {"version": ENTRY_VERSION, "key": key, "kind": kind, "about": dict(description or {}), "value": value}
         try:
-            write_atomic(self.path(kind, key), json.dumps(entry, separators=(",", ":")).encode("utf-8"))
+            write_atomic(self._entry_file(kind, key), json.dumps(entry, separators=(",", ":")).encode("utf-8"))
         except OSError as exc:  # the reply is in hand (and paid for): use it, and say once that it was not kept
             self._failed("an entry", exc)
 
