@@ -31,17 +31,18 @@ the way its users would write it:
   by default a ``GEval`` metric given its evaluation steps (so it makes no call to write them:
   one judge call per case, carrying the image); ``--deepeval-metric text-to-image`` takes
   DeepEval's own ``TextToImageMetric`` (two judge calls per case). Its cache is not written
-  (``CacheConfig(write_cache=False)``): by default ``evaluate()`` rewrites its cache and test-run
-  files after every test case, a cost that grows with the square of N (at 100 cases, a third of
-  its CPU; 1000-case turns would not end in minutes); ``--deepeval-write-cache`` measures that
-  default. Each run has a working folder of its own (DeepEval writes its ``.deepeval`` there).
+  (``CacheConfig(write_cache=False)``): by default ``evaluate()`` rewrites and syncs its cache and
+  test-run files after every test case, a cost that grows with the square of N (at 200 cases, c16,
+  it added 40% to DeepEval's CPU and half to its wall time); ``--deepeval-write-cache`` measures
+  that default. Each run has a working folder of its own (DeepEval writes its ``.deepeval`` there).
 * the bare client (``bare_client.py``, as in throughput.py) sends exactly our traffic, recorded
   from one untimed run of ours; ``--ours`` also times ours (``-n 0``, cold) in every turn.
 
-Nothing may leave the machine: telemetry and update checks are switched off
-(``PROMPTFOO_DISABLE_TELEMETRY``, ``PROMPTFOO_DISABLE_UPDATE``, ``DEEPEVAL_TELEMETRY_OPT_OUT``,
-no dotenv files), and the peers run behind a proxy that is a closed local port (``NO_PROXY``
-keeps the server direct): promptfoo still posts a "telemetry disabled" event, which fails at once.
+Nothing may leave the machine: telemetry and update checks are off (``PROMPTFOO_DISABLE_TELEMETRY``,
+``PROMPTFOO_DISABLE_UPDATE``, ``DEEPEVAL_TELEMETRY_OPT_OUT``, DeepEval reads no dotenv file), and
+promptfoo, which still posts a "telemetry disabled" event, runs behind a proxy that is a closed
+local port (``NO_PROXY`` keeps the server direct), so that post fails at once, whatever DNS does.
+promptfoo keeps its database and logs in the temporary folder (``PROMPTFOO_CONFIG_DIR``).
 
 Every tool has one untimed run first (10 cases; the bare client all of them). For each it prints
 the median (min-max) over ``--repeats`` of: wall / ideal (ideal = 2N x latency / C, the workload's
@@ -55,12 +56,15 @@ differs from ours (calls per path, fields of the requests, judge calls that carr
 from __future__ import annotations
 
 import argparse
+import base64
 import json
 import os
+import re
 import statistics
 import subprocess
 import sys
 import tempfile
+from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -82,13 +86,16 @@ DEEPEVAL_REPLIES = {
     "geval": '{"reason": "clean shapes, readable", "score": 8}',
     "text-to-image": '{"reasoning": "clean shapes, readable", "score": [8, 8]}',
 }
+DATA_URL = re.compile(r"data:image/png;base64,([A-Za-z0-9+/=]+)")
 CLOSED_PROXY = "http://127.0.0.1:9"  # the discard port: nothing listens, so a request that would leave fails at once
-QUIET = {
+PROMPTFOO_QUIET = {
+    "PROMPTFOO_DISABLE_TELEMETRY": "1", "PROMPTFOO_DISABLE_UPDATE": "1", "PROMPTFOO_DISABLE_REMOTE_GENERATION": "true",
     "HTTPS_PROXY": CLOSED_PROXY, "HTTP_PROXY": CLOSED_PROXY, "https_proxy": CLOSED_PROXY, "http_proxy": CLOSED_PROXY,
     "NO_PROXY": "127.0.0.1,localhost", "no_proxy": "127.0.0.1,localhost",
-    "PROMPTFOO_DISABLE_TELEMETRY": "1", "PROMPTFOO_DISABLE_UPDATE": "1", "PROMPTFOO_DISABLE_REMOTE_GENERATION": "true",
-    "DEEPEVAL_TELEMETRY_OPT_OUT": "1", "DEEPEVAL_DISABLE_DOTENV": "1",
 }  # fmt: skip
+# No proxy for DeepEval: traced, it sent nothing off the machine, and a proxy setting more than doubled its CPU
+# (it makes a TLS context for every judge call, and a proxy adds more).
+DEEPEVAL_QUIET = {"DEEPEVAL_TELEMETRY_OPT_OUT": "1", "DEEPEVAL_DISABLE_DOTENV": "1"}
 
 # DeepEval's side, run by the DeepEval virtual environment's Python:
 #   deepeval_run.py TRAFFIC.json BASE_URL CONCURRENCY METRIC WRITE_CACHE(0/1) COUNT
@@ -214,21 +221,17 @@ def version_of(command: list[str], env: dict[str, str]) -> str | None:
     return words[0] if done.returncode == 0 and words else None
 
 
-def bodies(requests: list[RecordedRequest], suffix: str) -> list[dict[str, Any]]:
-    return [r.json for r in requests if r.path.endswith(suffix) and r.json is not None]
-
-
 def differences(label: str, requests: list[RecordedRequest], ours: dict[str, Any], cases: int) -> list[str]:
-    """How a run's traffic differs from ours: the calls per path, the fields of each request, the image in the judge's."""
+    """How a run's traffic differs from ours: the calls per path, the fields of the requests, the image in the judge's."""
     notes: list[str] = []
-    paths: dict[str, int] = {}
-    for request in requests:
-        paths[f"{request.method} {request.path}"] = paths.get(f"{request.method} {request.path}", 0) + 1
-    expected = {"POST /v1/images/generations": cases, "POST /v1/chat/completions": cases}
+    paths = Counter(f"{r.method} {r.path}" for r in requests)
+    expected = Counter({"POST /v1/images/generations": cases, "POST /v1/chat/completions": cases})
     if paths != expected:
-        notes.append(f"calls {paths} where ours makes {expected}")
+        notes.append(f"calls {dict(paths)} where ours makes {dict(expected)}")
+    generations = [r for r in requests if r.path.endswith("/images/generations") and r.json is not None]
+    made = {base64.b64encode(image_of_its_prompt(r)).decode() for r in generations}  # what the server answered
     for name, suffix in (("generation", "/images/generations"), ("judge", "/chat/completions")):
-        theirs = bodies(requests, suffix)
+        theirs = [r.json for r in requests if r.path.endswith(suffix) and r.json is not None]
         if not theirs:
             continue
         added = sorted(set(theirs[0]) - set(ours[name]))
@@ -236,8 +239,10 @@ def differences(label: str, requests: list[RecordedRequest], ours: dict[str, Any
         if added or missing:
             notes.append(f"{name} request: adds {added or 'nothing'}, lacks {missing or 'nothing'}")
         if name == "judge":
-            seeing = sum("data:image/png;base64," in json.dumps(body) for body in theirs)
-            notes.append(f"{seeing} of {len(theirs)} judge calls carry the generated image")
+            size = statistics.mean(len(json.dumps(body)) for body in theirs)
+            notes.append(f"judge request {size:.0f} bytes on average, ours {len(json.dumps(ours['judge']))}")
+            seeing = sum(bool(made & set(DATA_URL.findall(json.dumps(body)))) for body in theirs)
+            notes.append(f"{seeing} of {len(theirs)} judge calls carry an image the server generated")
             models = sorted({str(body.get("model")) for body in theirs})
             if models != [ours["judge"]["model"]]:
                 notes.append(f"judge model named {models}")
@@ -256,28 +261,36 @@ def peers(args: argparse.Namespace, root: Path, base_url: str, env: dict[str, st
     """The peers that can run here, and a line for each: its version and set-up, or how to install it."""
     tools: list[Tool] = []
     lines: list[str] = []
-    promptfoo = version_of([args.promptfoo, "--version"], env) if Path(args.promptfoo).exists() else None
+    quiet = {**env, **PROMPTFOO_QUIET, "PROMPTFOO_CONFIG_DIR": str(root / "promptfoo-home")}  # its database, logs
+    promptfoo = version_of([args.promptfoo, "--version"], quiet) if Path(args.promptfoo).exists() else None
     if promptfoo is None:
         lines.append(f"promptfoo: skipped, cannot run {args.promptfoo} (install: {INSTALL['promptfoo']})")
     else:
-        node = version_of(["node", "--version"], env)
-        lines.append(f"promptfoo {promptfoo} (Node {node}): llm-rubric; its cache on (empty per run); evals saved")
+        node = version_of(["node", "--version"], quiet)
+        lines.append(
+            f"promptfoo {promptfoo} (Node {node}): eval -j {args.concurrency}, openai:image and an llm-rubric graded by "
+            "openai:chat; its cache on (empty per run), its evals saved to its database"
+        )
         command = [args.promptfoo, "eval", "-c", str(root / "promptfooconfig.yaml"), "-j", str(args.concurrency)]
         command += ["--filter-first-n", "{count}", "--no-table", "--no-progress-bar", "--no-share"]
-        tools.append(Tool("promptfoo", command, env, PROMPTFOO_REPLY, "PROMPTFOO_CACHE_PATH"))
+        tools.append(Tool("promptfoo", command, quiet, PROMPTFOO_REPLY, "PROMPTFOO_CACHE_PATH"))
+    quiet = {**env, **DEEPEVAL_QUIET}
     probe = "import importlib.metadata as m; print(m.version('deepeval'), m.version('openai'))"
     versions = None
     if Path(args.deepeval_python).exists():
-        versions = subprocess.run([args.deepeval_python, "-c", probe], env=env, capture_output=True, text=True, check=False)
+        versions = subprocess.run([args.deepeval_python, "-c", probe], env=quiet, capture_output=True, text=True, check=False)
     if versions is None or versions.returncode != 0:
         lines.append(f"DeepEval: skipped, no deepeval for {args.deepeval_python} (install: {INSTALL['DeepEval']})")
     else:
         deepeval, sdk = versions.stdout.split()
         cache = "written (its default)" if args.deepeval_write_cache else "not written (write_cache=False)"
-        lines.append(f"DeepEval {deepeval} (openai {sdk}): {args.deepeval_metric}; its test-run cache {cache}")
+        lines.append(
+            f"DeepEval {deepeval} (openai {sdk}): the images generated first (openai SDK, {args.concurrency} at a time), "
+            f"then evaluate() with {args.deepeval_metric}, max_concurrent {args.concurrency}; its test-run cache {cache}"
+        )
         command = [args.deepeval_python, str(root / "deepeval_run.py"), str(root / "traffic.json"), base_url]
         command += [str(args.concurrency), args.deepeval_metric, str(int(args.deepeval_write_cache)), "{count}"]
-        tools.append(Tool(f"DeepEval {args.deepeval_metric}", command, env, DEEPEVAL_REPLIES[args.deepeval_metric]))
+        tools.append(Tool(f"DeepEval {args.deepeval_metric}", command, quiet, DEEPEVAL_REPLIES[args.deepeval_metric]))
     return tools, lines
 
 
@@ -306,14 +319,8 @@ def main() -> int:
         server.image_factory = image_of_its_prompt
         root = Path(tmp)
         env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
-        env |= {**QUIET, "OPENAI_API_KEY": "bench-key", "PROMPTFOO_CONFIG_DIR": str(root / "promptfoo-home")}
+        env["OPENAI_API_KEY"] = "bench-key"
         tools, lines = peers(args, root, server.base_url, env)
-        labels = (["ours -n 0"] if args.ours else []) + [t.label for t in tools] + ["bare client"]
-        print(f"Python {sys.version.split()[0]}, openai {openai.__version__} (ours and the bare client), "
-              f"{os.cpu_count()} CPUs; turns per repeat: {', '.join(labels)}")  # fmt: skip
-        print("\n".join(lines))
-        print(f"{args.cases} cases x (1 generation + 1 judge call) = {calls} calls, latency {args.latency}s, "
-              f"concurrency {args.concurrency}: ideal {ideal:.2f}s; median (min-max) of {args.repeats}")  # fmt: skip
         prompts = make_suite(root, args.cases, size=args.size)
         (root / "bench_probe.py").write_text(PROBE)
         (root / "deepeval_run.py").write_text(DEEPEVAL_RUN)
@@ -323,9 +330,20 @@ def main() -> int:
         run(root, server, 0, args.concurrency, root / "cache-untimed")  # untimed: our traffic, and our bytecode caches
         record_traffic(server, prompts, traffic)
         ours = json.loads(traffic.read_text())
-        for tool in tools:  # untimed too: promptfoo makes its database; every tool loads its modules once
-            run_tool(tool, server, min(args.cases, 10), root / f"untimed-{tool.label}", limit)
+        for number, tool in enumerate(list(tools)):  # untimed too: promptfoo makes its database; each loads its modules
+            try:
+                run_tool(tool, server, min(args.cases, 10), root / f"untimed-{number}", limit)
+            except SystemExit as failed:
+                tools.remove(tool)
+                lines.append(f"{tool.label}: skipped, its first (untimed) run failed: {str(failed.code).strip()[-1500:]}")
+        server.text_reply = JUDGE_REPLY
         run_bare(root, server, args.concurrency, traffic)
+        labels = (["ours -n 0"] if args.ours else []) + [t.label for t in tools] + ["bare client"]
+        print(f"Python {sys.version.split()[0]}, openai {openai.__version__} (ours and the bare client), "
+              f"{os.cpu_count()} CPUs; turns per repeat: {', '.join(labels)}")  # fmt: skip
+        print("\n".join(lines))
+        print(f"{args.cases} cases x (1 generation + 1 judge call) = {calls} calls, latency {args.latency}s, "
+              f"concurrency {args.concurrency}: ideal {ideal:.2f}s; median (min-max) of {args.repeats}")  # fmt: skip
         results: dict[str, list[Turn]] = {label: [] for label in labels}
         notes: list[str] = []
         for index in range(args.repeats):
