@@ -69,6 +69,7 @@ def direct_requests(server: FakeOpenAIServer) -> list[str]:
     return [r.path for r in server.requests if r.path.endswith(("/images/generations", "/chat/completions"))]
 
 
+@pytest.mark.slow
 def test_a_100_case_batched_run_submits_resumes_and_ends_with_the_direct_scores(
     pytester: pytest.Pytester, server: FakeOpenAIServer
 ) -> None:

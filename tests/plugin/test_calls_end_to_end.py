@@ -230,6 +230,7 @@ def cache_entries(folder: Path) -> list[Path]:
     return sorted(folder.rglob("*.json")) if folder.exists() else []
 
 
+@pytest.mark.slow
 def test_the_cache_answers_a_second_run_alone(pytester: pytest.Pytester, server: FakeOpenAIServer, xdist_args: list[str]) -> None:
     write_suite(pytester, 4)
     # Without xdist one case at a time; with two workers, four calls in flight across them.
@@ -288,6 +289,7 @@ def test_an_interrupted_run_loses_nothing_already_paid_for(
 # -- 4. concurrency -------------------------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_calls_overlap_up_to_the_limit_and_never_beyond(
     pytester: pytest.Pytester, server: FakeOpenAIServer, xdist_args: list[str]
 ) -> None:

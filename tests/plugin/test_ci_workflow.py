@@ -52,6 +52,7 @@ def test_baseline_regression_fails_the_run_and_the_last_line_says_why(
     assert [line for line in relaxed.outlines if line.strip()][-1].startswith("visioneval: exit status 0")
 
 
+@pytest.mark.slow
 def test_shards_split_the_cases_and_merge_into_the_full_run(
     pytester: pytest.Pytester, demo_suite: Path, xdist_args: list[str], capsys: pytest.CaptureFixture[str]
 ) -> None:

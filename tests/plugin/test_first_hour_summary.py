@@ -177,6 +177,7 @@ def test_with_summary_none_the_card_lists_the_thresholds_whole(
 
 
 @pytest.mark.parametrize("width", WIDTHS)
+@pytest.mark.slow
 def test_the_shipped_examples_read_whole_at_the_width(
     pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, width: int
 ) -> None:
@@ -200,6 +201,7 @@ def test_the_shipped_examples_read_whole_at_the_width(
     assert "WARNING no --judge: judge graders did not run" in text
 
 
+@pytest.mark.slow
 def test_failure_cards_json_and_junit_hold_the_reasons_only(
     pytester: pytest.Pytester, first_hour: Path, monkeypatch: pytest.MonkeyPatch, xdist_args: list[str]
 ) -> None:

@@ -38,6 +38,7 @@ def test_help_shows_an_option_group(pytester: pytest.Pytester) -> None:
     result.stdout.fnmatch_lines(["*visioneval_fail_under (linelist):*", "*visioneval_files (args):*"])
 
 
+@pytest.mark.slow
 def test_settings_from_the_ini_file(pytester: pytest.Pytester, demo_suite: Path, xdist_args: list[str]) -> None:
     out = pytester.path / "outputs" / "demo"
     draw_png(out / "first.png", color=(200, 30, 30))

@@ -43,6 +43,7 @@ def _button(path: Path, text: str) -> None:
     img.save(path)
 
 
+@pytest.mark.slow
 def test_gate_failures_name_what_was_wrong(
     pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, xdist_args: list[str]
 ) -> None:

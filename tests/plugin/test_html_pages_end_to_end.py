@@ -52,6 +52,7 @@ def page_suite(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> Pa
     return pytester.path / "cases"
 
 
+@pytest.mark.slow
 def test_reply_is_extracted_rendered_and_graded(pytester: pytest.Pytester, page_suite: Path, xdist_args: list[str]) -> None:
     with FakeOpenAIServer(text_reply=reply_for) as server:
         result = pytester.runpytest(
@@ -179,6 +180,7 @@ def test_the_shipped_references_pass_when_replayed(pytester: pytest.Pytester, pr
     } <= gates
 
 
+@pytest.mark.slow
 def test_render_times_are_timings_and_the_rest_is_identical_with_and_without_xdist(
     pytester: pytest.Pytester, product_pages: Path
 ) -> None:

@@ -89,6 +89,7 @@ def check_partial_outputs(root: Path, run: dict[str, Any]) -> dict[str, Any]:
     return document
 
 
+@pytest.mark.slow
 def test_ctrl_c_stops_new_calls_and_counts_the_calls_made(tmp_path: Path, server: FakeOpenAIServer) -> None:
     run = interrupted_run(tmp_path, server, second_after=None)
     document = check_partial_outputs(tmp_path, run)
@@ -101,6 +102,7 @@ def test_ctrl_c_stops_new_calls_and_counts_the_calls_made(tmp_path: Path, server
     assert all(case["status"] == "passed" for case in document["cases"])  # a case cut short is not run, not an error
 
 
+@pytest.mark.slow
 def test_a_second_ctrl_c_stops_at_once_and_still_writes_the_partial_results(tmp_path: Path, server: FakeOpenAIServer) -> None:
     run = interrupted_run(tmp_path, server, second_after=0.5)
     document = check_partial_outputs(tmp_path, run)

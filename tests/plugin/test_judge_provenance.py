@@ -39,6 +39,7 @@ def judged_suite(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> 
     return root
 
 
+@pytest.mark.slow
 def test_judge_provenance_is_recorded_and_a_changed_judge_is_reported(
     pytester: pytest.Pytester, judged_suite: Path, xdist_args: list[str], capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -170,6 +171,7 @@ cases:
 """ + "".join(f"  - {{id: c{i}, prompt: 'case {i}', reference: refs/one.png}}\n" for i in range(8))
 
 
+@pytest.mark.slow
 def test_the_run_fails_when_its_judge_drifts_away_from_the_labels(
     pytester: pytest.Pytester, judged_suite: Path, xdist_args: list[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
+import pytest
 from PIL import Image, ImageDraw
 
 from tests.plugin.test_hostile_inputs import PEAK_RSS_BOUND_MB, run_measured
@@ -78,6 +79,7 @@ cases:
 BIG_OUTPUT_BOUND_MB = 700
 
 
+@pytest.mark.slow
 def test_a_40_mpx_output_is_graded_on_a_reduced_copy_in_bounded_memory(tmp_path: Path) -> None:
     images = tmp_path / "cases" / "images"
     images.mkdir(parents=True)

@@ -140,6 +140,7 @@ def test_the_seed_and_the_number_need_eval_mutants(pytester: pytest.Pytester) ->
     result.stderr.fnmatch_lines(["*--eval-mutants-family: no family colour; the families are degenerate, geometric*"])
 
 
+@pytest.mark.slow
 def test_a_shipped_suite_reports_every_family_with_the_parameters_of_each_mutant(tmp_path: Path) -> None:
     suite_file = "cases/cookbook/logo_edits.eval.yaml"
     results = tmp_path / "results.json"

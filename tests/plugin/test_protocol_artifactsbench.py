@@ -84,6 +84,7 @@ def ab_suite(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> Path
     return root
 
 
+@pytest.mark.slow
 def test_scores_are_item_sums_and_an_unextractable_reply_counts_zero(
     pytester: pytest.Pytester, ab_suite: Path, xdist_args: list[str]
 ) -> None:

@@ -83,6 +83,7 @@ def judged_suite(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> 
     return root
 
 
+@pytest.mark.slow
 def test_scores_follow_the_verdict_rules_with_errors_counted_as_zero(
     pytester: pytest.Pytester, judged_suite: Path, xdist_args: list[str]
 ) -> None:

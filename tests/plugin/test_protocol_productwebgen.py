@@ -157,6 +157,7 @@ def expected() -> dict[str, dict[str, float]]:
     }
 
 
+@pytest.mark.slow
 def test_scores_follow_the_published_formulas(pytester: pytest.Pytester, pwg_suite: Path, xdist_args: list[str]) -> None:
     with FakeOpenAIServer(text_reply=judge) as server:
         result = pytester.runpytest(
@@ -217,6 +218,7 @@ def test_scores_follow_the_published_formulas(pytester: pytest.Pytester, pwg_sui
             assert shown == [] and "<!doctype html>" in text  # WIF: the code only
 
 
+@pytest.mark.slow
 def test_offline_the_gates_run_and_the_scores_wait_for_a_judge(
     pytester: pytest.Pytester, pwg_suite: Path, xdist_args: list[str]
 ) -> None:

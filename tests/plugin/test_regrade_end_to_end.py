@@ -96,6 +96,7 @@ def candidate(pytester: pytest.Pytester) -> Path:
     return pytester.path / "cand"
 
 
+@pytest.mark.slow
 def test_every_model_of_a_run_is_regraded_under_its_label_from_its_results(
     pytester: pytest.Pytester, judged_suite: Path, candidate: Path, xdist_args: list[str]
 ) -> None:

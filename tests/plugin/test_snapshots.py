@@ -97,6 +97,7 @@ def test_missing_snapshot_fails_and_says_how_to_create_it(
     assert not model_dir(pytester, "outputs").exists()
 
 
+@pytest.mark.slow
 def test_metric_moved_beyond_tolerance_fails_with_the_metric_and_delta(
     pytester: pytest.Pytester, demo_suite: Path, xdist_args: list[str]
 ) -> None:
@@ -133,6 +134,7 @@ def test_gate_flip_fails_and_names_the_gate(pytester: pytest.Pytester, demo_suit
     assert "size changed: 64x48 -> 10x10" in text
 
 
+@pytest.mark.slow
 def test_metric_move_within_the_stored_tolerance_passes_and_update_keeps_that_tolerance(
     pytester: pytest.Pytester, demo_suite: Path, xdist_args: list[str]
 ) -> None:
@@ -158,6 +160,7 @@ def test_metric_move_within_the_stored_tolerance_passes_and_update_keeps_that_to
     assert updated["tolerance"] == 1e-5
 
 
+@pytest.mark.slow
 def test_update_with_one_model_leaves_another_models_snapshots_untouched(
     pytester: pytest.Pytester, demo_suite: Path, xdist_args: list[str]
 ) -> None:
@@ -205,6 +208,7 @@ def test_case_that_errors_during_update_keeps_its_snapshots(
     assert files_under(model_dir(pytester, "outputs")) == before
 
 
+@pytest.mark.slow
 def test_snapshots_of_a_removed_case_are_unused_and_update_deletes_only_this_models(
     pytester: pytest.Pytester, demo_suite: Path, xdist_args: list[str]
 ) -> None:
@@ -253,6 +257,7 @@ def test_png_snapshot_detects_a_changed_image_but_not_a_re_encoding(
     assert not re.search(r"second\.image-0\.png.*differs", text)
 
 
+@pytest.mark.slow
 def test_png_baseline_without_a_matching_output_fails_and_update_removes_it(
     pytester: pytest.Pytester, demo_suite: Path, xdist_args: list[str]
 ) -> None:

@@ -76,6 +76,7 @@ def test_the_tutorial_marks_files_commands_and_failures() -> None:
 
 
 @pytest.mark.parametrize("columns", [80, 200])
+@pytest.mark.slow
 def test_the_tutorial_runs_as_written(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, columns: int) -> None:
     # The package's own interpreter and console scripts first; no key, no endpoint: everything is offline.
     monkeypatch.setenv("PATH", f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}")

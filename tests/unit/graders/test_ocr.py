@@ -282,6 +282,7 @@ def test_exactly_once_counts_over_all_output_images(case: CaseSpec) -> None:
     assert '"Open until 10pm" read 2 times, expected exactly 1' in gate.reason
 
 
+@pytest.mark.slow
 def test_a_bullet_glyph_misread_by_ocr_is_read_as_a_bullet(case: CaseSpec) -> None:
     # DejaVu Sans draws a real bullet; tesseract alone reads it as "¢"
     dejavu = ImageFont.truetype(str(DEJAVU), 28)
@@ -331,6 +332,7 @@ def test_white_labels_on_coloured_buttons_are_read(case: CaseSpec) -> None:
         assert label in ocr_lines(load(reference)), reference
 
 
+@pytest.mark.slow
 def test_a_one_letter_typo_in_a_shipped_flyer_fails(case: CaseSpec) -> None:
     typo = Artifact("image-0.png", erase_character(load(FLYER), "Riverside", 4))  # "Rive side"
     for match in ("normalized", "exact"):
@@ -786,6 +788,7 @@ def chinese_flyer(*lines: str) -> bytes:
     return png(img)
 
 
+@pytest.mark.slow
 def test_chinese_text_is_read_with_the_language_its_script_picks(case: CaseSpec) -> None:
     if (why := chinese_available()) is not None:
         pytest.skip(why)
@@ -796,6 +799,7 @@ def test_chinese_text_is_read_with_the_language_its_script_picks(case: CaseSpec)
     assert exact["text_present"].passed, exact["text_present"].reason
 
 
+@pytest.mark.slow
 def test_a_wrong_chinese_character_fails(case: CaseSpec) -> None:
     if (why := chinese_available()) is not None:
         pytest.skip(why)

@@ -9,6 +9,8 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+import pytest
+
 from pytest_visioneval.pages.render import Renderer, RenderError, RenderOptions
 from pytest_visioneval.testing.hostile_pages import HOSTILE, NORMAL
 
@@ -28,6 +30,7 @@ def render(renderer: Renderer, folder: Path, html: str) -> tuple[float, str]:
     return time.monotonic() - started, "ok" if "Quarterly report" in (result.dom or "") else "rendered"
 
 
+@pytest.mark.slow
 def test_a_normal_page_beside_hostile_ones_renders_and_keeps_its_result(renderer: Renderer, tmp_path: Path) -> None:
     render(renderer, tmp_path / "warm", NORMAL)  # the browser is started before the clock runs
     with ThreadPoolExecutor(len(HOSTILE) + 1) as pool:

@@ -474,6 +474,7 @@ def test_a_flood_of_dialogs_is_stopped_within_the_budget(renderer: Renderer, tmp
     assert time.monotonic() - started < 3 + 4  # the budget, plus closing the page
 
 
+@pytest.mark.slow
 def test_a_page_that_takes_gigabytes_crashes_alone(renderer: Renderer, tmp_path: Path) -> None:
     hog = page(tmp_path / "hog", "<script>const k = []; for (let i = 0; i < 4000; i++) k.push(new Array(1e6).fill(i));</script>")
     # A generous time budget: on a loaded machine the allocation is slow, and the crash must come first.
@@ -565,6 +566,7 @@ def test_pages_render_at_once_from_any_thread_each_with_its_own_result(tmp_path:
         assert [c["text"] for c in result.console if c["type"] == "log"] == [f"log {i}"]
 
 
+@pytest.mark.slow
 def test_a_page_over_its_memory_limit_is_stopped_while_another_renders(tmp_path: Path) -> None:
     renderer = Renderer(memory_limit_mb=300, pages_in_flight=2)
     fine_site = page(tmp_path / "fine", "<p>still here</p>")
@@ -626,6 +628,7 @@ def stop_browser_soon(renderer: Renderer, after_s: float) -> list[int]:
 
 
 @pytest.mark.skipif(sys.platform != "linux", reason="finds the browser in /proc")
+@pytest.mark.slow
 def test_a_browser_that_stops_answering_is_killed_and_the_next_page_gets_a_new_one(tmp_path: Path) -> None:
     site = page(tmp_path, "<p>steady</p>")
     renderer = Renderer(stuck_after_s=1)

@@ -186,6 +186,7 @@ def imported(tmp_path_factory: pytest.TempPathFactory) -> dict[str, CaseSpec]:
 
 
 @needs_official_data
+@pytest.mark.slow
 def test_all_400_official_rows_import_with_every_field_kept(
     official_rows: list[dict[str, Any]], imported: dict[str, CaseSpec]
 ) -> None:
