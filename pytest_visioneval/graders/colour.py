@@ -133,12 +133,12 @@ class ColourGrader:
                 undecoded.append(f"{artifact.name}: does not decode ({exc})")
                 results.append((artifact.name, None, undecoded[-1]))
                 continue
+            pixels, area = self._area_pixels(case, out, target)  # once per output, for both checks
+            label = area.label
             if self.compares:
-                match, label = self._compare(case, out, target)
-                results.append((artifact.name, match, ""))
+                results.append((artifact.name, self._compare(pixels, area, target), ""))
             if self.shows:
-                found, label = self._shown(case, out, target)
-                shown.append((artifact.name, found))
+                shown.append((artifact.name, self._shown(pixels, area)))
         grades = [self._grade(results, label)] if self.compares else []
         if self.shows:
             grades.append(self._grade_shown(shown, label, undecoded))
@@ -157,11 +157,10 @@ class ColourGrader:
             raise GraderError(f"colour: {area.label} of case {case.uid} holds no pixel")
         return pixels, area
 
-    def _shown(self, case: CaseSpec, output: Image.Image, target: Image.Image | None) -> tuple[list[Shown], str]:
-        """How much of the area shows each named colour, and the area's label."""
+    def _shown(self, pixels: np.ndarray, area: Area) -> list[Shown]:
+        """How much of the area shows each named colour."""
         assert self.shows is not None
-        pixels, area = self._area_pixels(case, output, target)
-        return shown(palette_of(area_samples(pixels, area.pixels)), self.shows, self.max_delta_e), area.label
+        return shown(palette_of(area_samples(pixels, area.pixels)), self.shows, self.max_delta_e)
 
     def _grade_shown(self, found: list[tuple[str, list[Shown]]], label: str, broken: list[str]) -> Grade:
         several = len(found) + len(broken) > 1
@@ -185,14 +184,13 @@ class ColourGrader:
         said = f"the smallest share of {label} in a named colour, over {self.min_share:.0%} (1: just enough)"
         return Grade(gates=(gate,), metrics=(Metric("shown", ratio, said),))
 
-    def _compare(self, case: CaseSpec, output: Image.Image, target: Image.Image | None) -> tuple[PaletteMatch, str]:
-        """The palette match of one output (resized to the known image's size first) and the area's label."""
-        pixels, area = self._area_pixels(case, output, target)
+    def _compare(self, pixels: np.ndarray, area: Area, target: Image.Image | None) -> PaletteMatch:
+        """The palette match of one output (see :meth:`_area_pixels`) with the named colours or the known image."""
         if target is None:
             assert self.colours is not None
             palette = palette_of(area_samples(pixels, area.pixels))
-            return compare_palettes(palette, named_palette(self.colours), self.max_delta_e, proportions=False), area.label
-        return palette_match(pixels, area.pixels, downscaled(target, WORK_SIDE), area.pixels, self.max_delta_e), area.label
+            return compare_palettes(palette, named_palette(self.colours), self.max_delta_e, proportions=False)
+        return palette_match(pixels, area.pixels, downscaled(target, WORK_SIDE), area.pixels, self.max_delta_e)
 
     def _area(self, case: CaseSpec, size: tuple[int, int], shape: tuple[int, ...]) -> Area:
         from .locality import box_pixels, editable_pixels

@@ -207,8 +207,8 @@ class OpenAIModel:
         def run() -> CallResult:
             # The same body a batch line carries, posted as is and read as JSON (calls/images_reply.py).
             with readable_reply():
-                reply = read_images_reply(post_image_generation(self.client, body()))
-            return self._image_items_result(reply.items, reply.output_format, reply.usage)
+                reply = post_image_generation(self.client, body())
+            return self._image_reply(reply)
 
         def body() -> dict[str, Any]:
             return {"model": self.model, "prompt": case.prompt or "", **params}
@@ -249,10 +249,9 @@ class OpenAIModel:
         return ModelOutput(_artifacts(value), params=dict(params), usage=value["usage"])
 
     def _image_reply(self, reply: Mapping[str, Any]) -> CallResult:
-        """An images reply that came back inside a provider batch."""
-        from openai.types import ImagesResponse
-
-        return self._image_result(sdk_reply(ImagesResponse, reply))
+        """An images reply that came back inside a provider batch: JSON, read as a direct generation's is."""
+        images = read_images_reply(reply)
+        return self._image_items_result(images.items, images.output_format, images.usage)
 
     def _image_result(self, response: Any) -> CallResult:
         """Check the reply inside the call, so a bad one is an error and never cached."""

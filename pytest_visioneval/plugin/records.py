@@ -73,14 +73,7 @@ def record_for(item: pytest.Item) -> dict[str, Any]:
             "source": item.nodeid,
             "thresholds": [],
         }
-    record: dict[str, Any] = {
-        **identity,
-        "gates": [],
-        "metrics": [],
-        "artifacts": [],
-        "skipped_graders": [],
-        "error": None,
-    }
+    record: dict[str, Any] = {**identity, **{key: [] for key in _RESULTS}, "error": None}
     item.user_properties.append((PROPERTY, record))
     return record
 
