@@ -288,6 +288,7 @@ CRITERIA: list[tuple[str, Callable[[Measured], float], float]] = [
     ("faint_change_outside", lambda m: m.faint_change_outside, DEFAULT_MAX_FAINT_CHANGE_OUTSIDE),
     ("shift", lambda m: m.shift.length, DEFAULT_MAX_SHIFT),
     ("tone_change", lambda m: m.tone_change, DEFAULT_MAX_TONE_CHANGE),
+    ("plain_marks", lambda m: m.plain_marks, 0),
 ]
 # Printed, not gated by default.
 WATCHED: list[tuple[str, Callable[[Measured], float]]] = [

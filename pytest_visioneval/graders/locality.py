@@ -52,9 +52,14 @@ Metrics (means over the outputs that decode; none when no output decodes):
 * ``changed_protected`` - with ``protect``/``protect_mask``: the largest share
   of a protected area that changed.
 
+* ``plain_marks_outside`` - how many local changes outside are marks on a plain
+  part of the input (:mod:`.plain_marks`): a stray letter or a speck on a plain
+  wall is seen at once, however few pixels it covers.
+
 Gates: ``preserved`` (every output keeps shift, tone change, changed_outside,
 largest_change_outside, faint_change_outside and the protected areas' changes
-within their limits) and, when ``min_changed_inside`` is set, ``edited`` (every
+within their limits, and shows no mark on a plain part outside the area; the
+option ``plain_marks: false`` lets such marks through) and, when ``min_changed_inside`` is set, ``edited`` (every
 output has changed_inside >= it). An output that does not decode fails both.
 """
 
@@ -76,6 +81,7 @@ from .alignment import NO_SHIFT, Shift, Tone, estimate_shift, fit_tone, inner, m
 from .base import Gate, Grade, GradeContext, Metric
 from .imaging import decode, load_path, rgb_array, same_aspect
 from .local_changes import Change, change_map, local_changes, softened
+from .plain_marks import PlainMark, plain_marks
 from .ssim import check_ssim_size, fit_to, ssim_map
 
 # A pixel changed past this largest-RGB difference (0-255) after a light softening and a 1-pixel
@@ -128,6 +134,8 @@ class Measured:
     tone_means: tuple[float, float, float]  # signed mean change per channel of the kept pixels (0-255)
     tone_change: float  # the largest per-channel mean absolute change (0-255)
     changed_protected: tuple[float, ...]  # per protected area
+    plain_marks: int = 0  # local changes outside that are marks on a plain area (:mod:`.plain_marks`)
+    plain_mark: PlainMark | None = None  # the largest of them, its box in input pixels
 
 
 @dataclass(frozen=True)
@@ -181,6 +189,7 @@ def measure(
     changes = local_changes(changed_out)
     kept_count = max(int(kept.sum()), 1)
     largest = changes[0] if changes else None
+    marks = plain_marks(changes, expected, edit_removed, editable)
     faint = outside.difference[kept & ~changed_out]
     ssim = ssim_map(expected, edit_removed)
     return Measured(
@@ -196,6 +205,8 @@ def measure(
         tone_means=tone_means,
         tone_change=tone_change,
         changed_protected=tuple(_share(full.changed, p & valid) for p in protected),
+        plain_marks=len(marks),
+        plain_mark=PlainMark(_scaled_change(marks[0].change, scale), marks[0].contrast) if marks else None,
     )
 
 
@@ -245,6 +256,7 @@ class LocalityGrader:
                 "default": DEFAULT_MAX_CHANGED_PROTECTED,
             },
             "min_changed_inside": {"type": "number", "minimum": 0, "maximum": 1},
+            "plain_marks": {"type": "boolean", "default": True},
         },
     }
 
@@ -261,6 +273,7 @@ class LocalityGrader:
         self.protect_mask: str | None = options.get("protect_mask")
         self.max_changed_protected = float(options.get("max_changed_protected", DEFAULT_MAX_CHANGED_PROTECTED))
         self.min_changed_inside: float | None = options.get("min_changed_inside")
+        self.plain_marks = bool(options.get("plain_marks", True))
 
     @classmethod
     def check_case(cls, case: CaseSpec, options: Mapping[str, Any]) -> str | None:
@@ -372,6 +385,13 @@ class LocalityGrader:
                 value, bound = percents(m.largest_change_outside, self.max_largest_change)
                 x0, y0, x1, y1 = m.largest.box
                 parts.append(f"one local change covers {value} of the outside (limit {bound}), in x {x0}-{x1}, y {y0}-{y1}")
+            if self.plain_marks and m.plain_mark is not None:
+                x0, y0, x1, y1 = m.plain_mark.change.box
+                many = f" ({m.plain_marks} in all)" if m.plain_marks > 1 else ""
+                parts.append(
+                    f"a new mark on a plain part of the picture{many}: {m.plain_mark.change.area} px in x {x0}-{x1}, "
+                    f"y {y0}-{y1}, differing by up to {m.plain_mark.contrast:.0f}/255 where the input has no detail"
+                )
             if m.faint_change_outside > faint_limit:
                 parts.append(
                     f"everything else outside {area.label} changed faintly: mean difference "
@@ -401,6 +421,7 @@ class LocalityGrader:
                 and m.shift.length <= self.max_shift
                 and m.tone_change <= self.max_tone_change
                 and all(share <= self.max_changed_protected for share in m.changed_protected)
+                and not (self.plain_marks and m.plain_marks)
             )
 
         return _gate("preserved", compared, broken, area, passes, says)
@@ -436,6 +457,7 @@ class LocalityGrader:
         ssim_values = values(lambda m: m.ssim_outside)
         shift_values = values(lambda m: m.shift.length)
         tone_values = values(lambda m: m.tone_change)
+        mark_values = values(lambda m: m.plain_marks)
         metrics = [
             Metric(
                 "changed_outside",
@@ -478,6 +500,13 @@ class LocalityGrader:
                 float(np.mean(tone_values)),
                 f"the whole output's fitted gain and offset change the pixels outside {area.label} by "
                 f"{listing(tone_values, '.1f')} on average (0-255, the most-changed channel)",
+                higher_is_better=False,
+            ),
+            Metric(
+                "plain_marks_outside",
+                float(np.mean(mark_values)),
+                f"{listing(mark_values, 'g')} local change(s) outside {area.label} stand out on a plain part of the "
+                "input (a stray mark, a speck, a letter)",
                 higher_is_better=False,
             ),
         ]

@@ -73,7 +73,10 @@ image is first turned into dark ink on white whatever the colours (see
 reads as ``¢``, ``e`` or ``°``, is read as ``•``. When a required line is
 still missing, a second look re-reads lines that nearly match it one at a
 time and reads the page once more in sparse-text mode, adding only text found
-where the first pass read nothing; it can find a missed line, never hide one.
+where the first pass read nothing; it can find a missed line, never hide one. With ``times: exactly_once``, a last look
+reads the plain greyscale in sparse-text mode for further copies of the lines found, where
+nothing was read before (a light label pasted on a dark band can vanish from the ink image);
+it can find a repeat, never a missing line.
 Leftover fragments with fewer than two letters or digits are OCR noise
 (bullets, icons, borders) and never count as extra text.
 
@@ -310,6 +313,10 @@ class TextGrader:
         if unread and pages:
             read = {name: second_look(pages[name], lines, unread, self.lang, self.match) for name, lines in read.items()}
             reading = self.tally(read)
+        found = [line for line, tally in zip(self.required, reading.tallies, strict=True) if tally.count]
+        if self.exactly_once and found:
+            read = {name: repeat_look(pages[name], lines, found, self.lang, self.match) for name, lines in read.items()}
+            reading = self.tally(read)
         grade = self._grade(reading, {name: [line.text for line in lines] for name, lines in read.items()}, broken, len(images))
         places = self.places(read, {name: page.gray.size for name, page in pages.items()})
         layout: list[Gate] = []
@@ -532,6 +539,18 @@ def second_look(page: Page, lines: Sequence[ReadLine], wanted: Sequence[str], la
     """
     fresh = [line for line in read_page(page.ink, lang, SPARSE_PSM) if not any(_overlap(line.box, old.box) for old in lines)]
     return [_reread(page, line, wanted, lang, match) for line in [*lines, *fresh]]
+
+
+def repeat_look(page: Page, lines: Sequence[ReadLine], found: Sequence[str], lang: str, match: str) -> list[ReadLine]:
+    """The lines with any further copy of a ``found`` line that plain greyscale shows where nothing was read.
+
+    The ink image decides each area's polarity from its typical grey, so a small light label set
+    on a dark band (a copy pasted into a header) can come out as a dark block OCR reads nothing
+    in; tesseract's own thresholding of the greyscale reads it. Only lines holding a line already
+    found are added, so this look can find a repeat, never a missing line or extra text.
+    """
+    fresh = [line for line in read_page(page.gray, lang, SPARSE_PSM) if not any(_overlap(line.box, old.box) for old in lines)]
+    return [*lines, *(line for line in fresh if any(count_lines(found, [line.text], match)[0]))]
 
 
 def _surer(page: Page, line: ReadLine, lang: str) -> ReadLine:

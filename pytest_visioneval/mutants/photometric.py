@@ -13,11 +13,16 @@ from collections.abc import Callable
 import numpy as np
 from PIL import Image, ImageEnhance, ImageFilter
 
+from ..graders.colour_difference import delta_e, to_lab
 from . import seen_by
 from .base import Family, MutantClass, NotApplicable, Subject, Variant
 
 FAMILY = "photometric"
 GREY_BELOW = 0.08  # mean HSV saturation under which a picture has no colour to turn
+# A saturation boost counts as broken when this share of the picture moves this far (CIEDE2000; the
+# colour gates' own default for a changed pixel), else the washed-out direction is drawn.
+VISIBLE_DELTA_E = 10.0
+MIN_VISIBLE_SHARE = 0.05
 
 
 def photometric(subject: Subject) -> Family:
@@ -67,9 +72,24 @@ def _hue(subject: Subject, image: Image.Image, rng: random.Random) -> Variant:
 
 
 def _saturation(subject: Subject, image: Image.Image, rng: random.Random) -> Variant:
-    factor = round(rng.choice((rng.uniform(0.0, 0.3), rng.uniform(2.2, 3.0))), 2)
+    less, more = round(rng.uniform(0.0, 0.3), 2), round(rng.uniform(2.2, 3.0), 2)
+    factor = rng.choice((less, more))
     changed = ImageEnhance.Color(image).enhance(factor)
+    if factor == more and changed_share(image, changed) < MIN_VISIBLE_SHARE:
+        # Colours near full saturation clip: boosted, a strong blue moved 2.5 deltaE (a person barely
+        # tells them apart side by side). Washed out, the same colours turn grey.
+        factor = less
+        changed = ImageEnhance.Color(image).enhance(factor)
     return Variant({"factor": factor}, f"the saturation multiplied by {factor}", subject.with_image(changed))
+
+
+def changed_share(before: Image.Image, after: Image.Image) -> float:
+    """The share of the picture whose colour moved past VISIBLE_DELTA_E (CIEDE2000), on copies of at most 256 px."""
+    small = [image.copy() for image in (before, after)]
+    for image in small:
+        image.thumbnail((256, 256))
+    lab = [to_lab(np.asarray(image.convert("RGB"), dtype=np.float64)) for image in small]
+    return float((delta_e(*lab) >= VISIBLE_DELTA_E).mean())
 
 
 def _brightness(subject: Subject, image: Image.Image, rng: random.Random) -> Variant:

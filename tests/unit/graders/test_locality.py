@@ -132,8 +132,9 @@ def test_change_outside_the_mask_fails_with_the_exact_share(case: CaseSpec) -> N
 def test_max_changed_outside_is_the_limit(case: CaseSpec) -> None:
     # One 10x10 square is one local change a person sees, failed by largest_change_outside since the
     # drifts are taken out (before, only the 2% total share judged it); max_largest_change_outside: 1
-    # leaves the total share alone to decide here.
-    alone = {"max_largest_change_outside": 1}
+    # and plain_marks: false (the square stands on a plain part of the scene) leave the total share
+    # alone to decide here.
+    alone = {"max_largest_change_outside": 1, "plain_marks": False}
     ten_by_ten = (60, 10, 70, 20)  # 100 px = 2.0% of the outside
     gate = grade(alone, case, output(painted(ten_by_ten)))[0]["preserved"]
     assert gate.passed and gate.reason == "2.0% of pixels changed outside the mask (limit 2.0%)"
@@ -607,3 +608,28 @@ def test_protect_options_schema() -> None:
 def test_check_case_refuses_an_empty_protect_box(case: CaseSpec) -> None:
     said = LocalityGrader.check_case(case, {"protect": [[10, 10, 5, 20]]})
     assert said is not None and "'protect' boxes must be [x0, y0, x1, y1]" in said
+
+
+# -- marks on a plain part ------------------------------------------------------
+def test_a_stray_letter_on_a_plain_part_fails_though_it_is_tiny(make_case: Callable[..., CaseSpec], tmp_path: Path) -> None:
+    # 400x400, the left half editable: an 11 px "L" is 0.014% of the outside, under the 0.03% a single
+    # change may cover, but it stands on a plain, gently shaded wall.
+    x = np.linspace(0, 1, 400)[None, :]
+    wall = np.stack([np.broadcast_to(170 + 30 * x, (400, 400))] * 3, axis=2).astype(np.uint8)
+    path = tmp_path / "wall.png"
+    Image.fromarray(wall).save(path)
+    case = make_case(task="image_editing", images=(path,), mask=left_half_mask(tmp_path, (400, 400)))
+    marked = wall.copy()
+    marked[200:206, 300] = 20
+    marked[205, 300:306] = 20
+    gates, metrics = grade({}, case, output(Image.fromarray(marked)))
+    assert not gates["preserved"].passed
+    assert "a new mark on a plain part of the picture: 11 px in x 300-306, y 200-206" in gates["preserved"].reason
+    assert metrics["plain_marks_outside"].value == 1
+    assert metrics["largest_change_outside"].value < 0.0003
+    assert grade({"plain_marks": False}, case, output(Image.fromarray(marked)))[0]["preserved"].passed
+    # The same wall re-encoded, or moved by a pixel, shows no mark.
+    for legit in (output(Image.fromarray(wall), "image-0.jpg", quality=75), output(Image.fromarray(np.roll(wall, 1, axis=1)))):
+        gates, metrics = grade({}, case, legit)
+        assert gates["preserved"].passed, gates["preserved"].reason
+        assert metrics["plain_marks_outside"].value == 0

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import jsonschema
+import numpy as np
 import pytesseract
 import pytest
 from PIL import Image, ImageDraw, ImageFont
@@ -361,6 +362,32 @@ def test_a_button_label_copied_into_the_header_is_read_twice(case: CaseSpec) -> 
     gate, _ = run({"required": LOGIN_LINES, "times": "exactly_once"}, case, twice)
     assert not gate.passed
     assert '"Log In" read 2 times, expected exactly 1' in gate.reason
+
+
+ROADMAP = "cases/bizgeneval/examples/roadmap_slide.png"
+ROADMAP_LINES = ["Quarterly Roadmap", "Plan", "Build", "Ship", "Product team"]
+
+
+def test_a_light_label_copied_onto_a_dark_band_is_read_twice(case: CaseSpec) -> None:
+    # The copy sits in the navy title band on its own white patch: the ink image takes the patch for
+    # light text on dark and blacks it out; the last look reads the greyscale and finds it.
+    slide = np.asarray(load(ROADMAP)).copy()
+    slide[12:44, 620:681] = slide[244:276, 620:681]  # the card's "Ship" with a little of its white around it
+    twice = Artifact("image-0.png", png(Image.fromarray(slide)))
+    gate, _ = run({"required": ROADMAP_LINES, "times": "exactly_once"}, case, twice)
+    assert not gate.passed
+    assert '"Ship" read 2 times, expected exactly 1' in gate.reason
+    # The look only adds copies of lines found: with repeats allowed the same image passes.
+    allowed, _ = run({"required": ROADMAP_LINES}, case, twice)
+    assert allowed.passed, allowed.reason
+
+
+@pytest.mark.parametrize("variant", ["png", "jpeg85"])
+def test_the_last_look_adds_nothing_to_a_faithful_slide(case: CaseSpec, variant: str) -> None:
+    image = load(ROADMAP)
+    data = png(image) if variant == "png" else jpeg(image, 85)
+    gate, _ = run({"required": ROADMAP_LINES, "times": "exactly_once"}, case, Artifact("image-0.png", data))
+    assert gate.passed, gate.reason
 
 
 def test_the_second_look_recovers_a_line_misread_at_first(case: CaseSpec) -> None:

@@ -78,3 +78,28 @@ def test_a_grey_picture_gets_no_colour_classes(make_case: Callable[..., CaseSpec
     assert "hue_rotation" not in {c.name for c in classes}
     assert [s.name for s in skipped] == ["photometric/hue_rotation", "photometric/saturation"]
     assert "almost no colour" in skipped[0].reason and "mean saturation 0.00" in skipped[0].reason
+
+
+def saturated_screen() -> Image.Image:
+    """A light screen with a strong blue header and button: colours a boost can hardly push further."""
+    screen = np.full((120, 80, 3), (246, 247, 250), dtype=np.uint8)
+    screen[:18] = (37, 99, 235)
+    screen[95:110, 8:72] = (37, 99, 235)
+    return Image.fromarray(screen)
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_a_saturation_change_is_always_one_a_person_sees(make_case: Callable[..., CaseSpec], seed: int) -> None:
+    # Boosted, the blue clips to (0, 102, 255): 2.5 deltaE, barely told apart side by side. Such a draw
+    # is washed out instead, so every broken variant moves a visible share of the picture far.
+    from pytest_visioneval.mutants.photometric import MIN_VISIBLE_SHARE, changed_share
+
+    image = saturated_screen()
+    params, out = draw(make_case, "saturation", seed, image)
+    assert params["factor"] <= 0.3
+    assert changed_share(image, Image.fromarray(out.astype(np.uint8))) >= MIN_VISIBLE_SHARE
+
+
+def test_a_boost_that_shows_is_kept(make_case: Callable[..., CaseSpec]) -> None:
+    boosts = [draw(make_case, "saturation", seed)[0]["factor"] for seed in range(12)]
+    assert any(factor >= 2.2 for factor in boosts)  # on the synthetic pictures a boost is seen
