@@ -74,9 +74,10 @@ reads as ``¢``, ``e`` or ``°``, is read as ``•``. When a required line is
 still missing, a second look re-reads lines that nearly match it one at a
 time and reads the page once more in sparse-text mode, adding only text found
 where the first pass read nothing; it can find a missed line, never hide one. With ``times: exactly_once``, a last look
-reads the plain greyscale in sparse-text mode for further copies of the lines found, where
-nothing was read before (a light label pasted on a dark band can vanish from the ink image);
-it can find a repeat, never a missing line.
+reads alone each dark, label-shaped block of the ink image where nothing was read (a small tag
+whose colour differs from the area around it can come out as a block with its letters as holes)
+and adds what it reads only when it holds a line already found: it can find a repeat, never a
+missing line.
 Leftover fragments with fewer than two letters or digits are OCR noise
 (bullets, icons, borders) and never count as extra text.
 
@@ -101,7 +102,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 import pytesseract
-from PIL import Image
+from PIL import Image, ImageOps
 
 from ..artifacts import Artifact
 from ..calls.waiting import may_wait
@@ -130,6 +131,13 @@ POLARITY_SIDE = 400  # the median that tells light-on-dark from dark-on-light ru
 POLARITY_WINDOW = 15
 INK_FLOOR = 10  # grey levels of difference below this are JPEG noise, not ink
 INK_GAIN = 2.0
+# A dark block in the ink image taken for a label whose polarity came out wrong (see repeat_look):
+# at least this tall (px of the prepared image) and this many times as wide as tall; its outline
+# encloses this share of its box, and this share of the box is ink.
+BLOCK_MIN_HEIGHT = 16
+BLOCK_MIN_ASPECT = 1.5
+BLOCK_MIN_FILL = 0.8
+BLOCK_MIN_INK = 0.15
 GAP_SPLIT = 2.0  # a gap over this many text heights splits a read line (word spaces measured 0.3-1.04)
 BULLET_HEIGHT = 0.45  # a leading glyph under this share of the line's text height is a bullet (see mark_bullet)
 LOW_CONFIDENCE = 75  # a line with a word under this is read again (misreads measured 0-68, sound words 83-96)
@@ -542,15 +550,62 @@ def second_look(page: Page, lines: Sequence[ReadLine], wanted: Sequence[str], la
 
 
 def repeat_look(page: Page, lines: Sequence[ReadLine], found: Sequence[str], lang: str, match: str) -> list[ReadLine]:
-    """The lines with any further copy of a ``found`` line that plain greyscale shows where nothing was read.
+    """The lines with any further copy of a ``found`` line read inside a dark block where nothing was read.
 
-    The ink image decides each area's polarity from its typical grey, so a small light label set
-    on a dark band (a copy pasted into a header) can come out as a dark block OCR reads nothing
-    in; tesseract's own thresholding of the greyscale reads it. Only lines holding a line already
-    found are added, so this look can find a repeat, never a missing line or extra text.
+    The ink image decides each area's polarity from its typical grey, so a small label whose own
+    colour differs from the area around it (white text on a green tag set on a light page, dark text
+    on a white patch set in a navy band) comes out as a dark block with its letters as holes, which
+    OCR reads as nothing or as noise. Each such block is read alone, split into its own two tones
+    (see :func:`_label_ink`); a reading that holds a line already found replaces what was read in
+    the block, which held none. A tag of another size can instead keep its lettering but garble it:
+    a read line that nearly matches a found line is read again alone (as :func:`second_look` does
+    for missing lines, and split into its two tones last). So this look can find a repeat, never a
+    missing line or extra text.
     """
-    fresh = [line for line in read_page(page.gray, lang, SPARSE_PSM) if not any(_overlap(line.box, old.box) for old in lines)]
-    return [*lines, *(line for line in fresh if any(count_lines(found, [line.text], match)[0]))]
+
+    def holds_found(line: ReadLine) -> bool:
+        return bool(line.text) and any(count_lines(found, [line.text], match)[0])
+
+    # A line that nearly reads as a found one (white lettering on a small tag read "(Checkoul]") is read again.
+    read = [line if holds_found(line) else _reread(page, line, found, lang, match, label=True) for line in lines]
+    for box in dark_blocks(page.ink):
+        inside = [line for line in read if _overlap(box, line.box)]
+        if any(holds_found(line) for line in inside):
+            continue  # what the block shows is already counted
+        label = _read_alone(_label_ink(page.gray, box), box, lang)
+        if holds_found(label):  # it replaces what was misread there, which held no required line
+            read = [line for line in read if line not in inside] + [label]
+    return read
+
+
+def dark_blocks(ink: Image.Image) -> list[Box]:
+    """Boxes of the ink image's solid dark areas shaped like a label: wider than tall, mostly ink."""
+    from scipy import ndimage
+
+    labels, _ = ndimage.label(np.asarray(ink) < 128)
+    blocks = []
+    for index, area in enumerate(ndimage.find_objects(labels), start=1):
+        if area is None:
+            continue
+        rows, columns = area
+        height, width = rows.stop - rows.start, columns.stop - columns.start
+        if height < BLOCK_MIN_HEIGHT or width < BLOCK_MIN_ASPECT * height:
+            continue
+        shape = labels[area] == index
+        # Letters left as holes can break the block into a frame around them: its outline must enclose
+        # the box nearly whole, and hold some ink itself (an empty frame - an input field - does not).
+        if shape.mean() >= BLOCK_MIN_INK and ndimage.binary_fill_holes(shape).mean() >= BLOCK_MIN_FILL:
+            blocks.append((columns.start, rows.start, columns.stop, rows.stop))
+    return blocks
+
+
+def _label_ink(gray: Image.Image, box: Box) -> Image.Image:
+    """A label's area as black ink on white: split at the middle of its own tones, the smaller share is the lettering."""
+    pixels = np.asarray(gray.crop(box), dtype=np.float32)
+    light = pixels > (np.percentile(pixels, 10) + np.percentile(pixels, 90)) / 2
+    lettering = light if light.mean() < 0.5 else ~light
+    pad = max(4, (box[3] - box[1]) // 2)
+    return ImageOps.expand(Image.fromarray(np.where(lettering, 0, 255).astype(np.uint8)), border=pad, fill=255)
 
 
 def _surer(page: Page, line: ReadLine, lang: str) -> ReadLine:
@@ -558,12 +613,16 @@ def _surer(page: Page, line: ReadLine, lang: str) -> ReadLine:
     return max(readings, key=lambda reading: reading.confidence)
 
 
-def _reread(page: Page, line: ReadLine, wanted: Sequence[str], lang: str, match: str) -> ReadLine:
-    """``line`` read again alone if it is close to a wanted line; the first reading that holds one replaces it."""
+def _reread(page: Page, line: ReadLine, wanted: Sequence[str], lang: str, match: str, label: bool = False) -> ReadLine:
+    """``line`` read again alone if it is close to a wanted line; the first reading that holds one replaces it.
+
+    ``label``: also read it split into its own two tones (:func:`_label_ink`), last.
+    """
     near = [w for w in wanted if _similarity(line.text, w) >= NEAR_MISS]
     if not near:
         return line
-    for crop in _crops(page, line.box):
+    crops = _crops(page, line.box) + ([_label_ink(page.gray, line.box)] if label else [])
+    for crop in crops:
         again = _read_alone(crop, line.box, lang)
         if any(count_lines(near, [again.text], match)[0]):
             return again

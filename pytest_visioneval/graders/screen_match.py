@@ -21,7 +21,9 @@ case's first input image (see :mod:`.screen_compare` for the measures):
 * ``consistent`` (only for a case with a ``reference`` next screen) - of the
   input's content edges that the reference keeps, the output keeps at least
   ``min_consistent``: what the expected next state leaves as it was stays
-  (another screen of the same design keeps the bars, not the labels).
+  (another screen of the same design keeps the bars, not the labels); and where the input
+  and the reference are both empty, the output draws nothing over more than
+  ``max_drawn_on_empty`` of the screen (:mod:`.screen_drawn`).
 * ``palette`` - at most ``max_new_colours`` of the output is painted in
   colours farther than ``max_delta_e`` (CIEDE2000) from every colour of the input.
 
@@ -74,6 +76,10 @@ DEFAULTS: dict[str, float] = {
     # trips 0.985 or more; every other shipped screen of the same aspect 0.73 or less (a Notifications screen of the
     # same design for the Settings one).
     "min_consistent": 0.85,
+    # The largest object the output may draw where the input and the reference next screen are both empty, as a
+    # share of the screen (screen_drawn.py). The shipped pairs' references and their re-encodes, 2 px shifts, +5
+    # and resize round trips draw none (0.0%); the self-test's opaque patches over an empty list area 4-9%.
+    "max_drawn_on_empty": 0.01,
     # The share of the input's content edges below the top band that a backdrop may leave in view as they were.
     # Measured: real modal steps and synthetic dialogs / sheets / drawers 0.00-0.17; dark veils over a box 0.05-0.78
     # (17 of 18 fail the gate: docs/graders.md).
@@ -101,6 +107,7 @@ class ScreenMatchGrader:
             "orientation_margin": {"type": "number", "minimum": 0, "maximum": 1, "default": DEFAULTS["orientation_margin"]},
             "scale_margin": {"type": "number", "minimum": 0, "maximum": 1, "default": DEFAULTS["scale_margin"]},
             "min_consistent": {"type": "number", "minimum": 0, "maximum": 1, "default": DEFAULTS["min_consistent"]},
+            "max_drawn_on_empty": {"type": "number", "minimum": 0, "maximum": 1, "default": DEFAULTS["max_drawn_on_empty"]},
             "min_veil_area": {"type": "number", "exclusiveMinimum": 0, "maximum": 1, "default": DEFAULTS["min_veil_area"]},
             "max_unveiled": {"type": "number", "minimum": 0, "maximum": 1, "default": DEFAULTS["max_unveiled"]},
         },
@@ -199,17 +206,30 @@ class ScreenMatchGrader:
     def _consistent(self, pair: ScreenPair, expected: Image.Image) -> Finding:
         """What the reference next screen keeps of the input, the output keeps too; value: the kept share."""
         from .screen_compare import ScreenPair, consistency
+        from .screen_drawn import drawn_on_empty
 
         reference = ScreenPair.of(_image(pair.before), expected)  # the reference at the working size of the pair
+        drawn = drawn_on_empty(pair.before, reference.after, pair.after)
+        limit = self.options["max_drawn_on_empty"]
+        problem = ""
+        if drawn is not None and drawn.share > limit:
+            x0, y0, x1, y1 = drawn.box
+            problem = (
+                f"something drawn over {drawn.share:.1%} of the screen (x {x0:.0%}-{x1:.0%}, y {y0:.0%}-{y1:.0%}) "
+                f"where the input and the reference next screen are both empty (at most {limit:.0%})"
+            )
         share = consistency(pair.before, reference.after, pair.after)
         if share is None:
-            return Finding(True, "the reference next screen keeps too little of the input to compare with", 1.0)
+            said = "the reference next screen keeps too little of the input to compare with"
+            return Finding(not problem, f"{problem}; {said}" if problem else said, 1.0)
         minimum = self.options["min_consistent"]
         said = f"{share:.0%} of the input's content that the reference next screen keeps is kept"
         if share < minimum:
             why = "the screen changed where the expected next state leaves it: another screen?"
-            return Finding(False, f"{said} (at least {minimum:.0%}): {why}", share)
-        return Finding(True, said, share)
+            said = f"{said} (at least {minimum:.0%}): {why}"
+        if problem:
+            said = f"{said}; {problem}"
+        return Finding(share >= minimum and not problem, said, share)
 
     def backdrop(self, pair: ScreenPair) -> Finding:
         """A darker or washed-out copy of the input passes only as a modal backdrop; value: the largest failing veil's area."""

@@ -366,11 +366,13 @@ def test_a_button_label_copied_into_the_header_is_read_twice(case: CaseSpec) -> 
 
 ROADMAP = "cases/bizgeneval/examples/roadmap_slide.png"
 ROADMAP_LINES = ["Quarterly Roadmap", "Plan", "Build", "Ship", "Product team"]
+CHECKOUT = "cases/cookbook/ui_mockups/checkout.png"
+CHECKOUT_LINES = ["Checkout", "Card number", "Expiry", "Name on card", "Place Order"]
 
 
 def test_a_light_label_copied_onto_a_dark_band_is_read_twice(case: CaseSpec) -> None:
     # The copy sits in the navy title band on its own white patch: the ink image takes the patch for
-    # light text on dark and blacks it out; the last look reads the greyscale and finds it.
+    # light text on dark and blacks it out; the last look reads that block alone in its own two tones.
     slide = np.asarray(load(ROADMAP)).copy()
     slide[12:44, 620:681] = slide[244:276, 620:681]  # the card's "Ship" with a little of its white around it
     twice = Artifact("image-0.png", png(Image.fromarray(slide)))
@@ -380,6 +382,19 @@ def test_a_light_label_copied_onto_a_dark_band_is_read_twice(case: CaseSpec) -> 
     # The look only adds copies of lines found: with repeats allowed the same image passes.
     allowed, _ = run({"required": ROADMAP_LINES}, case, twice)
     assert allowed.passed, allowed.reason
+
+
+def test_a_white_on_green_tag_copied_onto_the_light_page_is_read_twice(case: CaseSpec) -> None:
+    # The header's "Checkout", white on green, copied with a tight margin onto the light form: the ink
+    # image takes the tag for dark text on light and blacks it out; first OCR reads noise there.
+    screen = np.asarray(load(CHECKOUT)).copy()
+    screen[320:341, 14:98] = screen[19:40, 14:98]
+    twice = Artifact("image-0.png", png(Image.fromarray(screen)))
+    gate, _ = run({"required": CHECKOUT_LINES, "times": "exactly_once"}, case, twice)
+    assert not gate.passed
+    assert '"Checkout" read 2 times, expected exactly 1' in gate.reason
+    once, _ = run({"required": CHECKOUT_LINES, "times": "exactly_once"}, case, Artifact("image-0.png", png(load(CHECKOUT))))
+    assert once.passed, once.reason
 
 
 @pytest.mark.parametrize("variant", ["png", "jpeg85"])

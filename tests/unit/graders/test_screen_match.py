@@ -245,3 +245,19 @@ def test_another_screen_of_the_same_design_fails_consistent(with_reference: Case
 def test_consistent_is_left_out_without_a_reference_image(case: CaseSpec) -> None:
     assert "consistent" not in grade(case, WIFI_ON)
     assert grade(case, WIFI_ON, min_consistent=0.5)  # the option is valid without a reference, unused
+
+
+def test_a_block_drawn_where_input_and_reference_are_empty_fails_consistent(make_case: Callable[..., CaseSpec]) -> None:
+    # The inbox after archiving a conversation: the list ends after three rows in both screens. A block
+    # drawn over that empty area keeps every row (consistent's share stays at 100%) and every colour.
+    archived = make_case(images=(GEBENCH / "grounding" / "inbox.png",), reference=GEBENCH / "grounding" / "inbox-archived.png")
+    next_screen = Image.open(GEBENCH / "grounding" / "inbox-archived.png").convert("RGB")
+    gates = grade(archived, next_screen)
+    assert gates["consistent"].passed, gates["consistent"].reason
+    blocked = next_screen.copy()
+    blocked.paste((13, 52, 156), (14, 290, 111, 380))
+    gates = grade(archived, blocked)
+    assert failed(gates) == {"consistent"}
+    assert "something drawn over " in gates["consistent"].reason
+    assert "where the input and the reference next screen are both empty (at most 1%)" in gates["consistent"].reason
+    assert grade(archived, blocked, max_drawn_on_empty=0.2)["consistent"].passed
