@@ -23,6 +23,7 @@ from dataclasses import dataclass
 import numpy as np
 from PIL import Image
 
+from .faded_content import Fading, fading
 from .imaging import BACKGROUND_TOLERANCE, dominant_colour, downscaled
 
 WORK_SIDE = 256  # longer side of the working images, px
@@ -47,6 +48,7 @@ class ContentDifference:
     shift: tuple[int, int]  # (dy, dx) applied to the output, at the working size
     output_colour: str  # hex: the commonest output colour among the changed pixels ("" when none)
     target_colour: str  # hex: the target's colour at those pixels
+    fading: Fading | None = None  # the target's content areas the output shows faded (faded_content.py)
 
 
 def to_lab(pixels: np.ndarray) -> np.ndarray:
@@ -162,6 +164,7 @@ def content_difference(output: Image.Image, target: Image.Image, threshold: floa
         shift=(dy, dx),
         output_colour=output_colour,
         target_colour=target_colour,
+        fading=fading(out, tgt),
     )
 
 

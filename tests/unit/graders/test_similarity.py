@@ -269,8 +269,9 @@ def test_legitimate_variants_pass_the_gate(screen_case: CaseSpec, variant: str) 
 def test_colour_metrics(screen_case: CaseSpec) -> None:
     result = SimilarityGrader({}).grade(screen_case, [encoded(hue_rotated(screen(), 180))])
     metrics = {m.name: m for m in result.metrics}
-    assert list(metrics) == ["score", "changed_content", "mean_delta_e"]
+    assert list(metrics) == ["score", "changed_content", "mean_delta_e", "faded_areas"]
     assert not metrics["changed_content"].higher_is_better and not metrics["mean_delta_e"].higher_is_better
+    assert not metrics["faded_areas"].higher_is_better
     assert metrics["changed_content"].value > 0.3
     assert metrics["mean_delta_e"].value > 10
     assert metrics["changed_content"].reason.startswith(
@@ -303,3 +304,22 @@ def test_options_schema() -> None:
     for bad in ({"max_changed_content": 2}, {"delta_e": 0}, {"min_ssim": 0.5}):
         with pytest.raises(jsonschema.ValidationError):
             jsonschema.validate(bad, SimilarityGrader.options_schema)
+
+
+@pytest.mark.parametrize(("opacity", "shade"), [(0.57, 255), (0.6, 0)])
+def test_a_veil_over_part_of_the_screen_fails_the_gate(screen_case: CaseSpec, opacity: float, shade: int) -> None:
+    # A white film over the fields' right half moves no pixel far in colour (the light background stays
+    # light) but shows the fields' labels and outlines with a fraction of their contrast.
+    pixels = np.asarray(screen(), dtype=np.float32).copy()
+    pixels[50:220, 90:190] = pixels[50:220, 90:190] * (1 - opacity) + shade * opacity
+    veiled = encoded(Image.fromarray(pixels.astype(np.uint8)))
+    score, _, gates = run({"min_score": 0.8}, screen_case, veiled)
+    assert score >= 0.8
+    assert not gates["match"].passed
+    said = r"; \d+ areas \(x \d+%-\d+%, y \d+%-\d+%\) show the reference's content with under 60% of its contrast"
+    assert re.search(said, gates["match"].reason), gates["match"].reason
+    metrics = {m.name: m for m in SimilarityGrader({}).grade(screen_case, [veiled]).metrics}
+    assert metrics["faded_areas"].value > 1
+    lenient = run({"min_score": 0.8, "max_faded_areas": 500}, screen_case, veiled)[2]["match"]
+    assert "contrast" not in lenient.reason
+    assert lenient.passed == (shade == 255)  # a dark film also moves the light background far in colour
