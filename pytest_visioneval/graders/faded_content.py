@@ -6,7 +6,8 @@ their tolerance while a person sees the content under it fade. The comparison im
 areas - tiles of TILE px (stepping STEP px) at the working size whose softened grey varies (a
 standard deviation of at least MIN_CONTENT_STD) - are compared by that spread: a tile where the
 output's spread, over the tile widened by SHIFT_MARGIN px so content a re-render moved stays in,
-is under FADED_RATIO of the comparison's is faded.
+is under FADED_RATIO of the comparison's, while the two still correlate over the tile (at least
+MIN_CORRELATION: the same content, only weaker, not content moved elsewhere), is faded.
 
 Measured on the 12 shipped reference images of the cookbook mockups, flyers and promo flyers and
 the bizgeneval examples (docs/graders.md): JPEG q70 and q90, 1-2 px shifts, +-5 levels and resize
@@ -26,6 +27,7 @@ STEP = 8
 MIN_CONTENT_STD = 10.0  # grey levels: a tile with less spread holds no content to fade
 FADED_RATIO = 0.6
 SHIFT_MARGIN = 3  # px
+MIN_CORRELATION = 0.7  # between the output and the reference over the tile: the same content, only weaker
 _GREY = np.asarray([0.299, 0.587, 0.114])
 
 
@@ -53,14 +55,33 @@ def fading(output: np.ndarray, target: np.ndarray) -> Fading:
         np.minimum(height, tops + TILE + SHIFT_MARGIN),
         np.minimum(width, lefts + TILE + SHIFT_MARGIN),
     )
+    # The same content, only weaker: what a veil leaves. Content the output moved elsewhere (a label set
+    # lower) leaves the tile plain or unlike the reference's, which is layout, not fading.
+    alike = _window_correlation(out, tgt, tops, lefts, tops + TILE, lefts + TILE) >= MIN_CORRELATION
     content = spread >= MIN_CONTENT_STD
-    faded = content & (around < FADED_RATIO * spread)
+    faded = content & alike & (around < FADED_RATIO * spread)
     if not faded.any():
         return Fading(0, int(content.sum()), None)
     rows, columns = np.nonzero(faded)
     top, bottom = int(tops[rows.min(), 0]), min(height, int(tops[rows.max(), 0]) + TILE)
     left, right = int(lefts[0, columns.min()]), min(width, int(lefts[0, columns.max()]) + TILE)
     return Fading(int(faded.sum()), int(content.sum()), (left / width, top / height, right / width, bottom / height))
+
+
+def _window_correlation(
+    first: np.ndarray, second: np.ndarray, tops: np.ndarray, lefts: np.ndarray, bottoms: np.ndarray, rights: np.ndarray
+) -> np.ndarray:
+    """Pearson's correlation of two images over each window (0 where either is flat)."""
+    count = (bottoms - tops) * (rights - lefts)
+
+    def window_sum(values: np.ndarray) -> np.ndarray:
+        table = np.pad(np.cumsum(np.cumsum(values, axis=0), axis=1), ((1, 0), (1, 0)))
+        return table[bottoms, rights] - table[tops, rights] - table[bottoms, lefts] + table[tops, lefts]
+
+    mean_first, mean_second = window_sum(first) / count, window_sum(second) / count
+    covariance = window_sum(first * second) / count - mean_first * mean_second
+    spreads = _window_std(first, tops, lefts, bottoms, rights) * _window_std(second, tops, lefts, bottoms, rights)
+    return np.where(spreads > 1e-6, covariance / np.maximum(spreads, 1e-6), 0.0)
 
 
 def _window_std(pixels: np.ndarray, tops: np.ndarray, lefts: np.ndarray, bottoms: np.ndarray, rights: np.ndarray) -> np.ndarray:

@@ -56,3 +56,12 @@ def test_a_plain_area_has_no_content_to_fade() -> None:
     found = fading(veiled(target, (0, 0, 96, 96), 0.8, 0.0), target)
     assert (found.faded, found.content) == (0, 0)
     assert TILE < 96
+
+
+def test_content_set_elsewhere_is_layout_not_fading() -> None:
+    # A row of strokes moved 10 px down leaves its old place plain: unlike the reference there, not a weaker copy.
+    target = page()
+    moved = target.copy()
+    moved[70:100] = 246.0
+    moved[80:110] = target[70:100]
+    assert fading(moved, target).faded == 0
