@@ -72,7 +72,12 @@ def test_update_writes_one_file_per_case_and_kind_in_the_models_folder(
             "image.size": True,
             "similarity.match": True,
         },
-        "metrics": {"similarity.changed_content": 0.0, "similarity.mean_delta_e": 0.0, "similarity.score": 1.0},
+        "metrics": {
+            "similarity.changed_content": 0.0,
+            "similarity.faded_areas": 0.0,
+            "similarity.mean_delta_e": 0.0,
+            "similarity.score": 1.0,
+        },
         "tolerance": 1e-6,
     }
     assert (folder / "second.image-0.png").read_bytes() == (out / "second.png").read_bytes()
