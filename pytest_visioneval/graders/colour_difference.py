@@ -48,7 +48,7 @@ class ContentDifference:
     shift: tuple[int, int]  # (dy, dx) applied to the output, at the working size
     output_colour: str  # hex: the commonest output colour among the changed pixels ("" when none)
     target_colour: str  # hex: the target's colour at those pixels
-    fading: Fading | None = None  # the target's content areas the output shows faded (faded_content.py)
+    fading: Fading | None = None  # with_fading: the target's content areas the output shows faded (faded_content.py)
 
 
 def to_lab(pixels: np.ndarray) -> np.ndarray:
@@ -137,7 +137,9 @@ def neighbourhood_delta_e(output_lab: np.ndarray, target_lab: np.ndarray, radius
     return delta_e(chosen, target_lab), chosen
 
 
-def content_difference(output: Image.Image, target: Image.Image, threshold: float = DEFAULT_DELTA_E) -> ContentDifference:
+def content_difference(
+    output: Image.Image, target: Image.Image, threshold: float = DEFAULT_DELTA_E, with_fading: bool = False
+) -> ContentDifference:
     """Compare ``output`` with ``target`` as described in the module docstring."""
     from scipy import ndimage
 
@@ -164,7 +166,7 @@ def content_difference(output: Image.Image, target: Image.Image, threshold: floa
         shift=(dy, dx),
         output_colour=output_colour,
         target_colour=target_colour,
-        fading=fading(out, tgt),
+        fading=fading(out, tgt) if with_fading else None,
     )
 
 

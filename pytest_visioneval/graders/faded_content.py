@@ -22,13 +22,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .alignment import grey
+
 TILE = 16  # px at the working size (256 px on the long side)
 STEP = 8
 MIN_CONTENT_STD = 10.0  # grey levels: a tile with less spread holds no content to fade
 FADED_RATIO = 0.6
 SHIFT_MARGIN = 3  # px
 MIN_CORRELATION = 0.7  # between the output and the reference over the tile: the same content, only weaker
-_GREY = np.asarray([0.299, 0.587, 0.114])
 
 
 @dataclass(frozen=True)
@@ -42,24 +43,27 @@ def fading(output: np.ndarray, target: np.ndarray) -> Fading:
     """The faded content tiles of ``output`` against ``target`` (aligned RGB arrays of one size, 0-255)."""
     from scipy import ndimage
 
-    out = ndimage.gaussian_filter(output @ _GREY, 1.0)
-    tgt = ndimage.gaussian_filter(target @ _GREY, 1.0)
+    out = ndimage.gaussian_filter(grey(output), 1.0)
+    tgt = ndimage.gaussian_filter(grey(target), 1.0)
     height, width = tgt.shape
     tops = np.arange(0, max(1, height - TILE + 1), STEP)[:, None]
     lefts = np.arange(0, max(1, width - TILE + 1), STEP)[None, :]
-    spread = _window_std(tgt, tops, lefts, tops + TILE, lefts + TILE)
-    around = _window_std(
-        out,
+    tiles = (tops, lefts, tops + TILE, lefts + TILE)
+    widened = (
         np.maximum(0, tops - SHIFT_MARGIN),
         np.maximum(0, lefts - SHIFT_MARGIN),
         np.minimum(height, tops + TILE + SHIFT_MARGIN),
         np.minimum(width, lefts + TILE + SHIFT_MARGIN),
     )
+    out_sums, tgt_sums = _Sums(out), _Sums(tgt)
+    spread = tgt_sums.std(*tiles)
     # The same content, only weaker: what a veil leaves. Content the output moved elsewhere (a label set
     # lower) leaves the tile plain or unlike the reference's, which is layout, not fading.
-    alike = _window_correlation(out, tgt, tops, lefts, tops + TILE, lefts + TILE) >= MIN_CORRELATION
+    covariance = _Sums(out * tgt).mean(*tiles) - out_sums.mean(*tiles) * tgt_sums.mean(*tiles)
+    spreads = out_sums.std(*tiles) * spread
+    alike = np.where(spreads > 1e-6, covariance / np.maximum(spreads, 1e-6), 0.0) >= MIN_CORRELATION
     content = spread >= MIN_CONTENT_STD
-    faded = content & alike & (around < FADED_RATIO * spread)
+    faded = content & alike & (out_sums.std(*widened) < FADED_RATIO * spread)
     if not faded.any():
         return Fading(0, int(content.sum()), None)
     rows, columns = np.nonzero(faded)
@@ -68,25 +72,21 @@ def fading(output: np.ndarray, target: np.ndarray) -> Fading:
     return Fading(int(faded.sum()), int(content.sum()), (left / width, top / height, right / width, bottom / height))
 
 
-def _window_correlation(
-    first: np.ndarray, second: np.ndarray, tops: np.ndarray, lefts: np.ndarray, bottoms: np.ndarray, rights: np.ndarray
-) -> np.ndarray:
-    """Pearson's correlation of two images over each window (0 where either is flat)."""
-    count = (bottoms - tops) * (rights - lefts)
+class _Sums:
+    """Summed-area tables of an image and its square: the mean and spread over any window [top, bottom) x [left, right)."""
 
-    def window_sum(values: np.ndarray) -> np.ndarray:
-        table = np.pad(np.cumsum(np.cumsum(values, axis=0), axis=1), ((1, 0), (1, 0)))
-        return table[bottoms, rights] - table[tops, rights] - table[bottoms, lefts] + table[tops, lefts]
+    def __init__(self, pixels: np.ndarray):
+        self._tables = [
+            np.pad(np.cumsum(np.cumsum(values, axis=0), axis=1), ((1, 0), (1, 0))) for values in (pixels, pixels * pixels)
+        ]
 
-    mean_first, mean_second = window_sum(first) / count, window_sum(second) / count
-    covariance = window_sum(first * second) / count - mean_first * mean_second
-    spreads = _window_std(first, tops, lefts, bottoms, rights) * _window_std(second, tops, lefts, bottoms, rights)
-    return np.where(spreads > 1e-6, covariance / np.maximum(spreads, 1e-6), 0.0)
+    def _window_means(self, tops: np.ndarray, lefts: np.ndarray, bottoms: np.ndarray, rights: np.ndarray) -> list[np.ndarray]:
+        count = (bottoms - tops) * (rights - lefts)
+        return [(t[bottoms, rights] - t[tops, rights] - t[bottoms, lefts] + t[tops, lefts]) / count for t in self._tables]
 
+    def mean(self, tops: np.ndarray, lefts: np.ndarray, bottoms: np.ndarray, rights: np.ndarray) -> np.ndarray:
+        return self._window_means(tops, lefts, bottoms, rights)[0]
 
-def _window_std(pixels: np.ndarray, tops: np.ndarray, lefts: np.ndarray, bottoms: np.ndarray, rights: np.ndarray) -> np.ndarray:
-    """The standard deviation of ``pixels`` over each window [top, bottom) x [left, right), from summed-area tables."""
-    sums = [np.pad(np.cumsum(np.cumsum(values, axis=0), axis=1), ((1, 0), (1, 0))) for values in (pixels, pixels * pixels)]
-    count = (bottoms - tops) * (rights - lefts)
-    total, squares = (table[bottoms, rights] - table[tops, rights] - table[bottoms, lefts] + table[tops, lefts] for table in sums)
-    return np.sqrt(np.maximum(squares / count - (total / count) ** 2, 0.0))
+    def std(self, tops: np.ndarray, lefts: np.ndarray, bottoms: np.ndarray, rights: np.ndarray) -> np.ndarray:
+        mean, squares = self._window_means(tops, lefts, bottoms, rights)
+        return np.sqrt(np.maximum(squares - mean**2, 0.0))

@@ -51,7 +51,6 @@ Metrics (means over the outputs that decode; none when no output decodes):
   fitted gain and offset.
 * ``changed_protected`` - with ``protect``/``protect_mask``: the largest share
   of a protected area that changed.
-
 * ``plain_marks_outside`` - how many local changes outside are marks on a plain
   part of the input (:mod:`.plain_marks`): a stray letter or a speck on a plain
   wall is seen at once, however few pixels it covers.
@@ -59,8 +58,8 @@ Metrics (means over the outputs that decode; none when no output decodes):
 Gates: ``preserved`` (every output keeps shift, tone change, changed_outside,
 largest_change_outside, faint_change_outside and the protected areas' changes
 within their limits, and shows no mark on a plain part outside the area; the
-option ``plain_marks: false`` lets such marks through) and, when ``min_changed_inside`` is set, ``edited`` (every
-output has changed_inside >= it). An output that does not decode fails both.
+option ``plain_marks: false`` lets such marks through) and, when
+``min_changed_inside`` is set, ``edited`` (every output has changed_inside >= it). An output that does not decode fails both.
 """
 
 from __future__ import annotations

@@ -73,11 +73,11 @@ image is first turned into dark ink on white whatever the colours (see
 reads as ``¢``, ``e`` or ``°``, is read as ``•``. When a required line is
 still missing, a second look re-reads lines that nearly match it one at a
 time and reads the page once more in sparse-text mode, adding only text found
-where the first pass read nothing; it can find a missed line, never hide one. With ``times: exactly_once``, a last look
-reads alone each dark, label-shaped block of the ink image where nothing was read (a small tag
-whose colour differs from the area around it can come out as a block with its letters as holes)
-and adds what it reads only when it holds a line already found: it can find a repeat, never a
-missing line.
+where the first pass read nothing; it can find a missed line, never hide one.
+With ``times: exactly_once``, a last look searches for copies of the lines
+found that the first reading missed (a small tag whose colour differs from
+the area around it can come out as a dark block, or garbled; see
+:func:`repeat_look`): it can find a repeat, never a missing line.
 Leftover fragments with fewer than two letters or digits are OCR noise
 (bullets, icons, borders) and never count as extra text.
 
@@ -550,7 +550,7 @@ def second_look(page: Page, lines: Sequence[ReadLine], wanted: Sequence[str], la
 
 
 def repeat_look(page: Page, lines: Sequence[ReadLine], found: Sequence[str], lang: str, match: str) -> list[ReadLine]:
-    """The lines with any further copy of a ``found`` line read inside a dark block where nothing was read.
+    """The lines, with copies of the ``found`` lines that the reading so far missed read again.
 
     The ink image decides each area's polarity from its typical grey, so a small label whose own
     colour differs from the area around it (white text on a green tag set on a light page, dark text

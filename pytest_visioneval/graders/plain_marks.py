@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .alignment import grey
 from .local_changes import Change
 
 # Measured with benchmarks/locality_separation.py (docs/graders.md): see there for the spreads.
@@ -25,8 +26,6 @@ MARK_CONTRAST = 64.0  # largest RGB difference (0-255) of the output inside the 
 MARGIN = 2  # px around the change's box that must be plain too
 MIN_AREA = 4  # changed pixels
 EDIT_GAP = 0.02  # of the long side (at least 3 px): changes this close to the editable area may be its blending
-
-_LUMA = np.asarray([0.299, 0.587, 0.114], dtype=np.float32)
 
 
 @dataclass(frozen=True)
@@ -46,7 +45,7 @@ def plain_marks(
     if not changes:
         return []
     near_edit = _near(edit) if edit is not None and edit.any() else None
-    luma = np.asarray(expected, dtype=np.float32) @ _LUMA
+    luma = grey(np.asarray(expected, dtype=np.float32))
     height, width = luma.shape
     marks = []
     for change in changes:
