@@ -48,7 +48,7 @@ def fading(output: np.ndarray, target: np.ndarray) -> Fading:
     height, width = tgt.shape
     tops = np.arange(0, max(1, height - TILE + 1), STEP)[:, None]
     lefts = np.arange(0, max(1, width - TILE + 1), STEP)[None, :]
-    tiles = (tops, lefts, tops + TILE, lefts + TILE)
+    tiles = (tops, lefts, np.minimum(height, tops + TILE), np.minimum(width, lefts + TILE))  # a thin image: one short row
     widened = (
         np.maximum(0, tops - SHIFT_MARGIN),
         np.maximum(0, lefts - SHIFT_MARGIN),

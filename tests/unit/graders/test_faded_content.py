@@ -65,3 +65,11 @@ def test_content_set_elsewhere_is_layout_not_fading() -> None:
     moved[70:100] = 246.0
     moved[80:110] = target[70:100]
     assert fading(moved, target).faded == 0
+
+
+def test_an_image_thinner_than_a_tile_is_compared_in_one_short_row() -> None:
+    # A 2000x50 banner is 256x6 at the working size: the tiles are cut to the image, not read past it.
+    banner = page()[:6]
+    assert fading(banner, banner).faded == 0
+    tiny = np.full((3, 3, 3), 255.0)
+    assert fading(tiny, tiny) == fading(tiny, tiny.copy())
