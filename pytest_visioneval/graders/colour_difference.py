@@ -25,6 +25,7 @@ from PIL import Image
 
 from .faded_content import Fading, fading
 from .imaging import BACKGROUND_TOLERANCE, dominant_colour, downscaled
+from .softened_content import Softening, softening
 
 WORK_SIDE = 256  # longer side of the working images, px
 SOFTEN_SIGMA = 1.0  # px at the working size
@@ -48,7 +49,8 @@ class ContentDifference:
     shift: tuple[int, int]  # (dy, dx) applied to the output, at the working size
     output_colour: str  # hex: the commonest output colour among the changed pixels ("" when none)
     target_colour: str  # hex: the target's colour at those pixels
-    fading: Fading | None = None  # with_fading: the target's content areas the output shows faded (faded_content.py)
+    fading: Fading | None = None  # against_reference: the target's content areas the output shows faded (faded_content.py)
+    softening: Softening | None = None  # against_reference: the target's content the output shows blurred (softened_content.py)
 
 
 def to_lab(pixels: np.ndarray) -> np.ndarray:
@@ -138,7 +140,7 @@ def neighbourhood_delta_e(output_lab: np.ndarray, target_lab: np.ndarray, radius
 
 
 def content_difference(
-    output: Image.Image, target: Image.Image, threshold: float = DEFAULT_DELTA_E, with_fading: bool = False
+    output: Image.Image, target: Image.Image, threshold: float = DEFAULT_DELTA_E, against_reference: bool = False
 ) -> ContentDifference:
     """Compare ``output`` with ``target`` as described in the module docstring."""
     from scipy import ndimage
@@ -166,7 +168,8 @@ def content_difference(
         shift=(dy, dx),
         output_colour=output_colour,
         target_colour=target_colour,
-        fading=fading(out, tgt) if with_fading else None,
+        fading=fading(out, tgt) if against_reference else None,
+        softening=softening(out, tgt) if against_reference else None,
     )
 
 

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .alignment import grey
+from .tiles import WindowSums, box_around, correlation, grid, widened
 
 TILE = 16  # px at the working size (256 px on the long side)
 STEP = 8
@@ -46,47 +47,14 @@ def fading(output: np.ndarray, target: np.ndarray) -> Fading:
     out = ndimage.gaussian_filter(grey(output), 1.0)
     tgt = ndimage.gaussian_filter(grey(target), 1.0)
     height, width = tgt.shape
-    tops = np.arange(0, max(1, height - TILE + 1), STEP)[:, None]
-    lefts = np.arange(0, max(1, width - TILE + 1), STEP)[None, :]
-    tiles = (tops, lefts, np.minimum(height, tops + TILE), np.minimum(width, lefts + TILE))  # a thin image: one short row
-    widened = (
-        np.maximum(0, tops - SHIFT_MARGIN),
-        np.maximum(0, lefts - SHIFT_MARGIN),
-        np.minimum(height, tops + TILE + SHIFT_MARGIN),
-        np.minimum(width, lefts + TILE + SHIFT_MARGIN),
-    )
-    out_sums, tgt_sums = _Sums(out), _Sums(tgt)
-    spread = tgt_sums.std(*tiles)
+    tiles = grid(height, width, TILE, STEP)
+    out_sums, tgt_sums = WindowSums(out), WindowSums(tgt)
+    spread = tgt_sums.std(tiles)
     # The same content, only weaker: what a veil leaves. Content the output moved elsewhere (a label set
     # lower) leaves the tile plain or unlike the reference's, which is layout, not fading.
-    covariance = _Sums(out * tgt).mean(*tiles) - out_sums.mean(*tiles) * tgt_sums.mean(*tiles)
-    spreads = out_sums.std(*tiles) * spread
-    alike = np.where(spreads > 1e-6, covariance / np.maximum(spreads, 1e-6), 0.0) >= MIN_CORRELATION
+    alike = correlation(out, tgt, tiles, out_sums, tgt_sums) >= MIN_CORRELATION
     content = spread >= MIN_CONTENT_STD
-    faded = content & alike & (out_sums.std(*widened) < FADED_RATIO * spread)
+    faded = content & alike & (out_sums.std(widened(tiles, SHIFT_MARGIN, height, width)) < FADED_RATIO * spread)
     if not faded.any():
         return Fading(0, int(content.sum()), None)
-    rows, columns = np.nonzero(faded)
-    top, bottom = int(tops[rows.min(), 0]), min(height, int(tops[rows.max(), 0]) + TILE)
-    left, right = int(lefts[0, columns.min()]), min(width, int(lefts[0, columns.max()]) + TILE)
-    return Fading(int(faded.sum()), int(content.sum()), (left / width, top / height, right / width, bottom / height))
-
-
-class _Sums:
-    """Summed-area tables of an image and its square: the mean and spread over any window [top, bottom) x [left, right)."""
-
-    def __init__(self, pixels: np.ndarray):
-        self._tables = [
-            np.pad(np.cumsum(np.cumsum(values, axis=0), axis=1), ((1, 0), (1, 0))) for values in (pixels, pixels * pixels)
-        ]
-
-    def _window_means(self, tops: np.ndarray, lefts: np.ndarray, bottoms: np.ndarray, rights: np.ndarray) -> list[np.ndarray]:
-        count = (bottoms - tops) * (rights - lefts)
-        return [(t[bottoms, rights] - t[tops, rights] - t[bottoms, lefts] + t[tops, lefts]) / count for t in self._tables]
-
-    def mean(self, tops: np.ndarray, lefts: np.ndarray, bottoms: np.ndarray, rights: np.ndarray) -> np.ndarray:
-        return self._window_means(tops, lefts, bottoms, rights)[0]
-
-    def std(self, tops: np.ndarray, lefts: np.ndarray, bottoms: np.ndarray, rights: np.ndarray) -> np.ndarray:
-        mean, squares = self._window_means(tops, lefts, bottoms, rights)
-        return np.sqrt(np.maximum(squares - mean**2, 0.0))
+    return Fading(int(faded.sum()), int(content.sum()), box_around(tiles, faded, height, width))

@@ -89,7 +89,7 @@ class SsimGrader:
             dy, dx = whole_image_shift(pixels, expected, ALIGN_SHARE)
             score = mean_ssim(shifted(pixels, dy, dx), expected)
             scores.append(score)
-            colours.append((artifact.name, content_difference(out, target, self.colour.delta_e, self.colour.checks_fading)))
+            colours.append((artifact.name, content_difference(out, target, self.colour.delta_e, self.colour.against_reference)))
             note = f"{artifact.name}: {score:.4f}" + (f" (resized from {out.width}x{out.height})" if resized else "")
             notes.append(note + (f" (shifted by x {-dx:+d}, y {-dy:+d} px; aligned)" if dy or dx else ""))
         value = float(np.mean(scores))

@@ -77,6 +77,7 @@ def test_update_writes_one_file_per_case_and_kind_in_the_models_folder(
             "similarity.faded_areas": 0.0,
             "similarity.mean_delta_e": 0.0,
             "similarity.score": 1.0,
+            "similarity.softened_content": 0.0,
         },
         "tolerance": 1e-6,
     }

@@ -269,9 +269,9 @@ def test_legitimate_variants_pass_the_gate(screen_case: CaseSpec, variant: str) 
 def test_colour_metrics(screen_case: CaseSpec) -> None:
     result = SimilarityGrader({}).grade(screen_case, [encoded(hue_rotated(screen(), 180))])
     metrics = {m.name: m for m in result.metrics}
-    assert list(metrics) == ["score", "changed_content", "mean_delta_e", "faded_areas"]
+    assert list(metrics) == ["score", "changed_content", "mean_delta_e", "faded_areas", "softened_content"]
     assert not metrics["changed_content"].higher_is_better and not metrics["mean_delta_e"].higher_is_better
-    assert not metrics["faded_areas"].higher_is_better
+    assert not metrics["faded_areas"].higher_is_better and not metrics["softened_content"].higher_is_better
     assert metrics["changed_content"].value > 0.3
     assert metrics["mean_delta_e"].value > 10
     assert metrics["changed_content"].reason.startswith(
@@ -323,3 +323,27 @@ def test_a_veil_over_part_of_the_screen_fails_the_gate(screen_case: CaseSpec, op
     lenient = run({"min_score": 0.8, "max_faded_areas": 500}, screen_case, veiled)[2]["match"]
     assert "contrast" not in lenient.reason
     assert lenient.passed == (shade == 255)  # a dark film also moves the light background far in colour
+
+
+@pytest.mark.parametrize("radius", [1.6, 2.5])  # 2.7 and 4.3 px per 512 px of the screen
+def test_a_blurred_screen_fails_the_gate_and_says_where(screen_case: CaseSpec, radius: float) -> None:
+    # A blur keeps every shape and colour near its own: the score stays high, the edges go soft.
+    soft = encoded(screen().filter(ImageFilter.GaussianBlur(radius)))
+    score, _, gates = run({"min_score": 0.9}, screen_case, soft)
+    assert score >= 0.9
+    assert not gates["match"].passed
+    said = r"; \d+% of the reference's content areas \(x \d+%-\d+%, y \d+%-\d+%\) are shown blurred"
+    assert re.search(said, gates["match"].reason), gates["match"].reason
+    metrics = {m.name: m for m in SimilarityGrader({}).grade(screen_case, [soft]).metrics}
+    assert metrics["softened_content"].value > 0.5
+    lenient = run({"min_score": 0.9, "max_softened_share": 1.0, "max_faded_areas": 10_000}, screen_case, soft)[2]["match"]
+    assert lenient.passed and "blurred" not in lenient.reason
+
+
+def test_blur_is_not_checked_against_the_input(screen_case: CaseSpec) -> None:
+    # An edit may blur what it was asked to (a background, a face): only a reference is held to sharpness.
+    case = replace(screen_case, images=(screen_case.reference,), reference=None)
+    soft = encoded(screen().filter(ImageFilter.GaussianBlur(2.0)))
+    result = SimilarityGrader({"against": "input", "min_score": 0.5}).grade(case, [soft])
+    assert "softened_content" not in {m.name for m in result.metrics}
+    assert "blurred" not in result.gates[0].reason
