@@ -31,6 +31,7 @@ MIN_CONTENT_STD = 10.0  # grey levels: a tile with less spread holds no content 
 FADED_RATIO = 0.6
 SHIFT_MARGIN = 3  # px
 MIN_CORRELATION = 0.7  # between the output and the reference over the tile: the same content, only weaker
+MIN_WHERE = 0.9  # of a tile the caller's mask must cover for the tile to be compared
 
 
 @dataclass(frozen=True)
@@ -40,8 +41,12 @@ class Fading:
     box: tuple[float, float, float, float] | None  # around the faded tiles: x0, y0, x1, y1 as shares of the size
 
 
-def fading(output: np.ndarray, target: np.ndarray) -> Fading:
-    """The faded content tiles of ``output`` against ``target`` (aligned RGB arrays of one size, 0-255)."""
+def fading(output: np.ndarray, target: np.ndarray, where: np.ndarray | None = None) -> Fading:
+    """The faded content tiles of ``output`` against ``target`` (aligned RGB arrays of one size, 0-255).
+
+    ``where`` (a boolean mask of that size) limits the comparison to the tiles it covers almost whole
+    (``MIN_WHERE``): the parts of a next screen its step leaves as they were.
+    """
     from scipy import ndimage
 
     out = ndimage.gaussian_filter(grey(output), 1.0)
@@ -54,6 +59,8 @@ def fading(output: np.ndarray, target: np.ndarray) -> Fading:
     # lower) leaves the tile plain or unlike the reference's, which is layout, not fading.
     alike = correlation(out, tgt, tiles, out_sums, tgt_sums) >= MIN_CORRELATION
     content = spread >= MIN_CONTENT_STD
+    if where is not None:
+        content &= WindowSums(where.astype(np.float64)).mean(tiles) >= MIN_WHERE
     faded = content & alike & (out_sums.std(widened(tiles, SHIFT_MARGIN, height, width)) < FADED_RATIO * spread)
     if not faded.any():
         return Fading(0, int(content.sum()), None)

@@ -533,9 +533,10 @@ def first_look(page: Page, lang: str) -> list[ReadLine]:
     "tagiin", confidence 0); read alone, they come out right. The choice is by confidence
     only, never by what the case requires.
     """
+    lines = read_page(page.ink, lang)
+    boxes = [line.box for line in lines]
     return [
-        _surer(page, line, lang) if line.confidence < LOW_CONFIDENCE and _is_text(line.text) else line
-        for line in read_page(page.ink, lang)
+        _surer(page, line, lang, boxes) if line.confidence < LOW_CONFIDENCE and _is_text(line.text) else line for line in lines
     ]
 
 
@@ -546,7 +547,9 @@ def second_look(page: Page, lines: Sequence[ReadLine], wanted: Sequence[str], la
     line only when it then holds a wanted line, so no text read the first time is lost.
     """
     fresh = [line for line in read_page(page.ink, lang, SPARSE_PSM) if not any(_overlap(line.box, old.box) for old in lines)]
-    return [_reread(page, line, wanted, lang, match) for line in [*lines, *fresh]]
+    every = [*lines, *fresh]
+    boxes = [line.box for line in every]
+    return [_reread(page, line, wanted, lang, match, boxes) for line in every]
 
 
 def repeat_look(page: Page, lines: Sequence[ReadLine], found: Sequence[str], lang: str, match: str) -> list[ReadLine]:
@@ -567,7 +570,8 @@ def repeat_look(page: Page, lines: Sequence[ReadLine], found: Sequence[str], lan
         return bool(line.text) and any(count_lines(found, [line.text], match)[0])
 
     # A line that nearly reads as a found one (white lettering on a small tag read "(Checkoul]") is read again.
-    read = [line if holds_found(line) else _reread(page, line, found, lang, match, label=True) for line in lines]
+    boxes = [line.box for line in lines]
+    read = [line if holds_found(line) else _reread(page, line, found, lang, match, boxes, label=True) for line in lines]
     for box in dark_blocks(page.ink):
         inside = [line for line in read if _overlap(box, line.box)]
         if any(holds_found(line) for line in inside):
@@ -608,12 +612,14 @@ def _label_ink(gray: Image.Image, box: Box) -> Image.Image:
     return ImageOps.expand(Image.fromarray(np.where(lettering, 0, 255).astype(np.uint8)), border=pad, fill=255)
 
 
-def _surer(page: Page, line: ReadLine, lang: str) -> ReadLine:
-    readings = [line, *(_read_alone(crop, line.box, lang) for crop in _crops(page, line.box))]
+def _surer(page: Page, line: ReadLine, lang: str, others: Sequence[Box]) -> ReadLine:
+    readings = [line, *(_read_alone(crop, line.box, lang) for crop in _crops(page, line.box, others))]
     return max(readings, key=lambda reading: reading.confidence)
 
 
-def _reread(page: Page, line: ReadLine, wanted: Sequence[str], lang: str, match: str, label: bool = False) -> ReadLine:
+def _reread(
+    page: Page, line: ReadLine, wanted: Sequence[str], lang: str, match: str, others: Sequence[Box] = (), label: bool = False
+) -> ReadLine:
     """``line`` read again alone if it is close to a wanted line; the first reading that holds one replaces it.
 
     ``label``: also read it split into its own two tones (:func:`_label_ink`), last.
@@ -621,7 +627,7 @@ def _reread(page: Page, line: ReadLine, wanted: Sequence[str], lang: str, match:
     near = [w for w in wanted if _similarity(line.text, w) >= NEAR_MISS]
     if not near:
         return line
-    crops = _crops(page, line.box) + ([_label_ink(page.gray, line.box)] if label else [])
+    crops = _crops(page, line.box, others) + ([_label_ink(page.gray, line.box)] if label else [])
     for crop in crops:
         again = _read_alone(crop, line.box, lang)
         if any(count_lines(near, [again.text], match)[0]):
@@ -629,18 +635,39 @@ def _reread(page: Page, line: ReadLine, wanted: Sequence[str], lang: str, match:
     return line
 
 
-def _crops(page: Page, box: Box) -> list[Image.Image]:
+def _crops(page: Page, box: Box, others: Sequence[Box] = ()) -> list[Image.Image]:
     """A line's area, padded by half its height: from the ink image, from greyscale, and greyscale at 1.5x.
 
     On the shipped mockups' JPEG copies, "Sign in" read as "Signin" on the ink image came out
-    right from greyscale, or from greyscale enlarged where plain greyscale failed too.
+    right from greyscale, or from greyscale enlarged where plain greyscale failed too. The padding
+    stops at the other read lines (``others``): an input field read as noise, padded up into its
+    label, would read as the label a second time.
     """
-    left, top, right, bottom = box
-    pad = max(4, (bottom - top) // 2)
-    area = (max(0, left - pad), max(0, top - pad), min(page.ink.width, right + pad), min(page.ink.height, bottom + pad))
+    area = _padded(box, max(4, (box[3] - box[1]) // 2), page.ink.size, others)
     gray = page.gray.crop(area)
     larger = gray.resize((gray.width * 3 // 2, gray.height * 3 // 2), Image.Resampling.LANCZOS)
     return [page.ink.crop(area), gray, larger]
+
+
+def _padded(box: Box, pad: int, size: tuple[int, int], others: Sequence[Box]) -> Box:
+    """``box`` widened by ``pad`` on each side, within the image and short of every other box it does not overlap."""
+    left, top, right, bottom = box
+    outer = [max(0, left - pad), max(0, top - pad), min(size[0], right + pad), min(size[1], bottom + pad)]
+    for other in others:
+        if other == box or _overlap(other, box):
+            continue
+        o_left, o_top, o_right, o_bottom = other
+        across = o_left < right and left < o_right  # above or below the line
+        beside = o_top < bottom and top < o_bottom  # left or right of it
+        if across and o_bottom <= top:
+            outer[1] = max(outer[1], o_bottom)
+        if across and o_top >= bottom:
+            outer[3] = min(outer[3], o_top)
+        if beside and o_right <= left:
+            outer[0] = max(outer[0], o_right)
+        if beside and o_left >= right:
+            outer[2] = min(outer[2], o_left)
+    return outer[0], outer[1], outer[2], outer[3]
 
 
 def _read_alone(crop: Image.Image, box: Box, lang: str) -> ReadLine:

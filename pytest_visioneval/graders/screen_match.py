@@ -23,7 +23,9 @@ case's first input image (see :mod:`.screen_compare` for the measures):
   ``min_consistent``: what the expected next state leaves as it was stays
   (another screen of the same design keeps the bars, not the labels); and where the input
   and the reference are both empty, the output draws nothing over more than
-  ``max_drawn_on_empty`` of the screen (:mod:`.screen_drawn`).
+  ``max_drawn_on_empty`` of the screen (:mod:`.screen_drawn`); and where the
+  reference keeps the input as it was, at most ``max_faded_areas`` content
+  areas are shown faded, as under a veil (:mod:`.faded_content`).
 * ``palette`` - at most ``max_new_colours`` of the output is painted in
   colours farther than ``max_delta_e`` (CIEDE2000) from every colour of the input.
 
@@ -45,6 +47,7 @@ if TYPE_CHECKING:
     import numpy as np
     from PIL import Image
 
+    from .faded_content import Fading
     from .screen_compare import ScreenPair
 
 # numpy, PIL and the comparisons are imported where a screen is graded: collection imports this
@@ -80,6 +83,10 @@ DEFAULTS: dict[str, float] = {
     # share of the screen (screen_drawn.py). The shipped pairs' references and their re-encodes, 2 px shifts, +5
     # and resize round trips draw none (0.0%); the self-test's opaque patches over an empty list area 4-9%.
     "max_drawn_on_empty": 0.01,
+    # Content areas (faded_content tiles) that the reference keeps as they were and the output shows faded. The
+    # shipped pairs' references and their re-encodes, 2 px shifts, +5 and round trips fade none; the self-test's
+    # light veils over the files screen's folders fade 10 or more (docs/graders.md).
+    "max_faded_areas": 1,
     # The share of the input's content edges below the top band that a backdrop may leave in view as they were.
     # Measured: real modal steps and synthetic dialogs / sheets / drawers 0.00-0.17; dark veils over a box 0.05-0.78
     # (17 of 18 fail the gate: docs/graders.md).
@@ -108,6 +115,7 @@ class ScreenMatchGrader:
             "scale_margin": {"type": "number", "minimum": 0, "maximum": 1, "default": DEFAULTS["scale_margin"]},
             "min_consistent": {"type": "number", "minimum": 0, "maximum": 1, "default": DEFAULTS["min_consistent"]},
             "max_drawn_on_empty": {"type": "number", "minimum": 0, "maximum": 1, "default": DEFAULTS["max_drawn_on_empty"]},
+            "max_faded_areas": {"type": "integer", "minimum": 0, "default": DEFAULTS["max_faded_areas"]},
             "min_veil_area": {"type": "number", "exclusiveMinimum": 0, "maximum": 1, "default": DEFAULTS["min_veil_area"]},
             "max_unveiled": {"type": "number", "minimum": 0, "maximum": 1, "default": DEFAULTS["max_unveiled"]},
         },
@@ -218,6 +226,15 @@ class ScreenMatchGrader:
                 f"something drawn over {drawn.share:.1%} of the screen (x {x0:.0%}-{x1:.0%}, y {y0:.0%}-{y1:.0%}) "
                 f"where the input and the reference next screen are both empty (at most {limit:.0%})"
             )
+        faded = _faded_where_kept(pair, reference.after)
+        if faded is not None and faded.faded > self.options["max_faded_areas"] and faded.box is not None:
+            x0, y0, x1, y1 = faded.box
+            veil = (
+                f"{faded.faded} areas (x {x0:.0%}-{x1:.0%}, y {y0:.0%}-{y1:.0%}) that the reference next screen keeps "
+                f"as they were are shown with under 60% of their contrast, as under a veil "
+                f"(limit {int(self.options['max_faded_areas'])})"
+            )
+            problem = f"{problem}; {veil}" if problem else veil
         share = consistency(pair.before, reference.after, pair.after)
         if share is None:
             said = "the reference next screen keeps too little of the input to compare with"
@@ -258,10 +275,10 @@ class ScreenMatchGrader:
         return Finding(True, f"a modal backdrop: {shown}", 0.0)
 
     def _palette(self, pair: ScreenPair) -> Finding:
-        from .screen_palette import new_colour_share, palette
+        from .screen_palette import new_colour_share, palette, reference_palette
 
         limit = self.options["max_delta_e"]
-        new = new_colour_share(palette(_image(pair.after)), palette(_image(pair.before)), limit)
+        new = new_colour_share(palette(_image(pair.after)), reference_palette(_image(pair.before)), limit)
         reason = f"{new:.1%} of it in colours the input lacks (CIEDE2000 > {limit:g})"
         if new > self.options["max_new_colours"]:
             return Finding(False, f"{reason}, above {self.options['max_new_colours']:.0%}", new)
@@ -276,6 +293,18 @@ def _expected_screen(case: CaseSpec) -> Image.Image | None:
     if case.reference is None or not case.reference.is_file():
         return None
     return load_path(case.reference, "reference image")
+
+
+def _faded_where_kept(pair: ScreenPair, expected: np.ndarray) -> Fading | None:
+    """The content areas the reference next screen keeps as the input had them, shown faded by the output."""
+    from .faded_content import fading
+    from .screen_compare import aligned, kept_pixels
+
+    reference = aligned(pair.before, expected)
+    kept, _ = kept_pixels(pair.before, reference)
+    if not kept.any():
+        return None
+    return fading(aligned(pair.before, pair.after), reference, where=kept)
 
 
 def _image(pixels: np.ndarray) -> Image.Image:

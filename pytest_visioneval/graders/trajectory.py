@@ -17,6 +17,15 @@ order the frames came back:
   menu that opens changes more pixels than the three steps after it), so
   there the gate is not reported; the judge's logic dimension covers it.
   ``in_order: false`` turns it off.
+* ``like_reference`` - with such a reference folder, no frame looks like no
+  reference frame while the others match theirs: a frame whose mean
+  perceived difference from its most alike reference frame is over
+  ``OUTLIER_RATIO`` times the others' (the median, at least
+  ``CLOSE_MATCH``) and at least ``MIN_OUTLIER_DIFFERENCE`` is another
+  screen set into the trajectory (a first frame from another app, which
+  ``stays_in_app`` takes as the app itself). A model that draws every frame
+  in its own style differs from the reference everywhere alike, and passes.
+  ``like_reference: false`` turns it off.
 * ``stays_in_app`` - every frame is painted in the colours of the case's
   input screen (of the first frame when the case has none): at most
   ``max_new_colours`` of a frame may be in colours farther than
@@ -57,6 +66,12 @@ DEFAULT_MIN_CHANGED_STEP = 0.00005
 # pixels in colours the app's first screen lacks, another app's frame 5.7% or more.
 DEFAULT_MAX_NEW_COLOURS = 0.04
 DEFAULT_MAX_DELTA_E = 12.0
+# like_reference, in mean perceived difference (0-255) from a frame's most alike reference frame. Measured on
+# the shipped trajectories (docs/graders.md): JPEG q70, +5 levels and 2 px shifts of their frames stay under
+# 5; another case's screen set in is 13.8 or more from every frame of a trajectory without an input screen.
+OUTLIER_RATIO = 3.0
+CLOSE_MATCH = 2.0  # the others' median counts as at least this: a near-copy makes any small difference look large
+MIN_OUTLIER_DIFFERENCE = 8.0
 _IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".webp", ".gif")
 
 Frames = list[tuple[str, "Screen"]]
@@ -91,6 +106,7 @@ class TrajectoryGrader:
             "min_changed": {"type": "number", "minimum": 0, "maximum": 1, "default": DEFAULT_MIN_CHANGED_STEP},
             "allow_repeats": {"type": "boolean", "default": False},
             "in_order": {"type": "boolean", "default": True},
+            "like_reference": {"type": "boolean", "default": True},
             "stays_in_app": {"type": "boolean", "default": True},
             "max_new_colours": {"type": "number", "minimum": 0, "maximum": 1, "default": DEFAULT_MAX_NEW_COLOURS},
             "max_delta_e": {"type": "number", "exclusiveMinimum": 0, "default": DEFAULT_MAX_DELTA_E},
@@ -101,6 +117,7 @@ class TrajectoryGrader:
         self.min_changed = float(options.get("min_changed", DEFAULT_MIN_CHANGED_STEP))
         self.allow_repeats = bool(options.get("allow_repeats", False))
         self.in_order = bool(options.get("in_order", True))
+        self.like_reference = bool(options.get("like_reference", True))
         self.stays_in_app = bool(options.get("stays_in_app", True))
         self.max_new_colours = float(options.get("max_new_colours", DEFAULT_MAX_NEW_COLOURS))
         self.max_delta_e = float(options.get("max_delta_e", DEFAULT_MAX_DELTA_E))
@@ -127,8 +144,11 @@ class TrajectoryGrader:
         if source is not None:
             gates.append(self._differs_from_input(frames, source, case.images[0].name))
         reference = reference_frames(case.reference)
+        matches = _best_matches(frames, reference) if len(reference) >= 2 else None
         if self.in_order and len(reference) >= 2:
-            gates.append(_in_order(frames, reference))
+            gates.append(_in_order(matches))
+        if self.like_reference and matches:
+            gates.append(_like_reference(frames, matches))
         if self.stays_in_app:
             app = (case.images[0].name, source) if source is not None else frames[0]
             gates.append(self._stays_in_app(frames if source is not None else frames[1:], app))
@@ -166,10 +186,10 @@ class TrajectoryGrader:
         return Gate("differs_from_input", True, f"every frame differs from {input_name}")
 
     def _stays_in_app(self, frames: Frames, app: tuple[str, Screen]) -> Gate:
-        from .screen_palette import new_colour_share, palette
+        from .screen_palette import new_colour_share, palette, reference_palette
 
         app_name, app_screen = app
-        colours = palette(app_screen.image)
+        colours = reference_palette(app_screen.image)
         shares = [(name, new_colour_share(palette(frame.image), colours, self.max_delta_e)) for name, frame in frames]
         foreign = [f"{name} ({share:.1%})" for name, share in shares if share > self.max_new_colours]
         limit = f"farther than CIEDE2000 {self.max_delta_e:g} from every colour of {app_name}"
@@ -196,14 +216,46 @@ def natural_key(name: str) -> list[Any]:
     return [int(part) if part.isdigit() else part for part in re.split(r"(\d+)", name)]
 
 
-def _in_order(frames: Frames, reference: Frames) -> Gate:
-    positions = []
+def _best_matches(frames: Frames, reference: Frames) -> list[tuple[float, int]] | None:
+    """Each frame's mean perceived difference from its most alike reference frame, and that frame's index.
+
+    None when the frames have another aspect ratio than every reference frame.
+    """
+    matches = []
     for _, frame in frames:
         known = [(float(d.mean()), i) for i, (_, ref) in enumerate(reference) if (d := ref.difference(frame)) is not None]
         if not known:
-            return Gate("in_order", False, "the frames have another aspect ratio than the reference: order cannot be judged")
-        positions.append(min(known)[1] + 1)
+            return None
+        matches.append(min(known))
+    return matches
+
+
+def _in_order(matches: list[tuple[float, int]] | None) -> Gate:
+    if matches is None:
+        return Gate("in_order", False, "the frames have another aspect ratio than the reference: order cannot be judged")
+    positions = [index + 1 for _, index in matches]
     shown = ", ".join(map(str, positions))
     if any(later < earlier for earlier, later in zip(positions, positions[1:], strict=False)):
         return Gate("in_order", False, f"the frames look like reference frames {shown}, in that order: the trajectory goes back")
     return Gate("in_order", True, f"the frames look like reference frames {shown}: in order")
+
+
+def _like_reference(frames: Frames, matches: list[tuple[float, int]]) -> Gate:
+    differences = [difference for difference, _ in matches]
+    strays = []
+    for i, difference in enumerate(differences):
+        others = differences[:i] + differences[i + 1 :]
+        usual = max(float(np.median(others)), CLOSE_MATCH)
+        if difference >= MIN_OUTLIER_DIFFERENCE and difference > OUTLIER_RATIO * usual:
+            strays.append(f"{frames[i][0]} ({difference:.1f}, the others {usual:.1f})")
+    if strays:
+        return Gate(
+            "like_reference",
+            False,
+            f"{', '.join(strays)} look(s) like no reference frame while the others match theirs "
+            f"(mean difference from the most alike; limit {OUTLIER_RATIO:g}x the others'): another screen set in",
+        )
+    most = max(differences)
+    return Gate(
+        "like_reference", True, f"every frame is about as like its nearest reference frame as the others (at most {most:.1f})"
+    )

@@ -889,3 +889,15 @@ def test_a_charts_vertical_axis_title_is_read_whole_after_a_resize_round_trip(ca
         {"required": ["Bakery Sales by Weekday", "Loaves sold", "Weekday"]}, case, Artifact("image-0.png", png(resized))
     )
     assert gate.passed, gate.reason
+
+
+def test_a_re_read_crop_stops_at_the_other_lines() -> None:
+    from pytest_visioneval.graders.ocr import _padded
+
+    field = (48, 376, 594, 450)
+    label = (50, 342, 127, 371)  # the field's label just above it
+    below = (50, 501, 226, 526)
+    assert _padded(field, 37, (640, 960), []) == (11, 339, 631, 487)
+    assert _padded(field, 37, (640, 960), [label, below, field]) == (11, 371, 631, 487)
+    assert _padded(label, 14, (640, 960), [field]) == (36, 328, 141, 376)
+    assert _padded((0, 0, 10, 10), 5, (12, 12), [(20, 0, 30, 10)]) == (0, 0, 12, 12)

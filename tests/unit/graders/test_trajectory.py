@@ -34,7 +34,7 @@ def grade(case: CaseSpec, frames: tuple[Artifact, ...], **options: object) -> di
 
 def test_the_example_trajectory_passes_every_gate(case: CaseSpec) -> None:
     gates = grade(case, as_artifacts(FRAMES))
-    assert set(gates) == {"steps_differ", "no_duplicates", "differs_from_input", "in_order", "stays_in_app"}
+    assert set(gates) == {"steps_differ", "no_duplicates", "differs_from_input", "in_order", "like_reference", "stays_in_app"}
     assert all(g.passed for g in gates.values()), gates
     assert gates["in_order"].reason == "the frames look like reference frames 1, 2, 3, 4, 5: in order"
 
@@ -126,3 +126,50 @@ def test_without_an_input_the_frames_are_compared_with_the_first(make_case: Call
 
 def test_stays_in_app_can_be_turned_off(case: CaseSpec) -> None:
     assert "stays_in_app" not in grade(case, as_artifacts(FICTION[:5]), stays_in_app=False)
+
+
+REAL_APP = EXAMPLE.parent / "real_app" / "trajectory"
+CALENDAR = sorted(REAL_APP.glob("frame-*.png"), key=lambda p: natural_key(p.name))
+
+
+def fitted(path: Path, size: tuple[int, int]) -> Artifact:
+    """Another case's screen stretched to the trajectory's frame size, as a frame."""
+    buffer = io.BytesIO()
+    Image.open(path).convert("RGB").resize(size, Image.Resampling.LANCZOS).save(buffer, "PNG")
+    return Artifact(path.name, buffer.getvalue())
+
+
+@pytest.mark.parametrize("position", [0, 3])
+def test_a_screen_set_into_a_trajectory_looks_like_no_reference_frame(make_case: Callable[..., CaseSpec], position: int) -> None:
+    # No input screen: stays_in_app takes the first frame as the app, so a foreign first frame has to be caught here.
+    case = make_case(task="image_generation", reference=REAL_APP)
+    frames = list(as_artifacts(CALENDAR))
+    size = Image.open(CALENDAR[0]).size
+    frames[position] = fitted(FRAMES[4], size)  # the notes app's last screen: white and grey like the calendar
+    gate = grade(case, tuple(frames))["like_reference"]
+    assert not gate.passed
+    assert gate.reason.startswith(f"{FRAMES[4].name} (")
+    assert "look(s) like no reference frame while the others match theirs" in gate.reason
+    assert "like_reference" not in grade(case, tuple(frames), like_reference=False)
+
+
+def test_re_encoded_or_brightened_frames_are_like_the_reference(make_case: Callable[..., CaseSpec]) -> None:
+    case = make_case(task="image_generation", reference=REAL_APP)
+    brighter = []
+    for path in CALENDAR:
+        buffer = io.BytesIO()
+        Image.eval(Image.open(path).convert("RGB"), lambda v: min(255, v + 5)).save(buffer, "JPEG", quality=70)
+        brighter.append(Artifact(path.name, buffer.getvalue()))
+    gate = grade(case, tuple(brighter))["like_reference"]
+    assert gate.passed, gate.reason
+
+
+def test_frames_drawn_in_another_style_throughout_are_not_strays(make_case: Callable[..., CaseSpec]) -> None:
+    # A model that draws every screen its own way differs from the reference everywhere alike.
+    case = make_case(task="image_generation", reference=REAL_APP)
+    inverted = []
+    for path in CALENDAR:
+        buffer = io.BytesIO()
+        Image.eval(Image.open(path).convert("RGB"), lambda v: 255 - v).save(buffer, "PNG")
+        inverted.append(Artifact(path.name, buffer.getvalue()))
+    assert grade(case, tuple(inverted))["like_reference"].passed
