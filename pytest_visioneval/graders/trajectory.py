@@ -25,7 +25,8 @@ order the frames came back:
   screen set into the trajectory (a first frame from another app, which
   ``stays_in_app`` takes as the app itself). A model that draws every frame
   in its own style differs from the reference everywhere alike, and passes.
-  ``like_reference: false`` turns it off.
+  Judged from ``MIN_FRAMES_FOR_LIKENESS`` frames on; ``like_reference:
+  false`` turns it off.
 * ``stays_in_app`` - every frame is painted in the colours of the case's
   input screen (of the first frame when the case has none): at most
   ``max_new_colours`` of a frame may be in colours farther than
@@ -72,6 +73,9 @@ DEFAULT_MAX_DELTA_E = 12.0
 OUTLIER_RATIO = 3.0
 CLOSE_MATCH = 2.0  # the others' median counts as at least this: a near-copy makes any small difference look large
 MIN_OUTLIER_DIFFERENCE = 8.0
+# Fewer frames than this are not judged: with one or two others, a given first screen copied as it is and a
+# step drawn in the model's own style would make the step look like a stray.
+MIN_FRAMES_FOR_LIKENESS = 4
 _IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".webp", ".gif")
 
 Frames = list[tuple[str, "Screen"]]
@@ -147,7 +151,7 @@ class TrajectoryGrader:
         matches = _best_matches(frames, reference) if len(reference) >= 2 else None
         if self.in_order and len(reference) >= 2:
             gates.append(_in_order(matches))
-        if self.like_reference and matches:
+        if self.like_reference and matches and len(frames) >= MIN_FRAMES_FOR_LIKENESS:
             gates.append(_like_reference(frames, matches))
         if self.stays_in_app:
             app = (case.images[0].name, source) if source is not None else frames[0]

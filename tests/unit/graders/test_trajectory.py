@@ -173,3 +173,11 @@ def test_frames_drawn_in_another_style_throughout_are_not_strays(make_case: Call
         Image.eval(Image.open(path).convert("RGB"), lambda v: 255 - v).save(buffer, "PNG")
         inverted.append(Artifact(path.name, buffer.getvalue()))
     assert grade(case, tuple(inverted))["like_reference"].passed
+
+
+def test_likeness_is_not_judged_for_a_short_trajectory(make_case: Callable[..., CaseSpec]) -> None:
+    # With one other frame, a given first screen copied as it is would make any drawn step look like a stray.
+    case = make_case(task="image_generation", reference=REAL_APP)
+    size = Image.open(CALENDAR[0]).size
+    frames = (*as_artifacts(CALENDAR[:2]), fitted(FRAMES[4], size))
+    assert "like_reference" not in grade(case, frames)
