@@ -28,8 +28,8 @@ Options:
 
 * ``required``     - the lines of text the image must show (at least one).
 * ``match``        - ``normalized`` (default; see :func:`normalize`), ``exact`` or ``exact_lines``.
-* ``times``        - ``at_least_once`` (default) or ``exactly_once``: how often each line may be read,
-                     counted over all read lines of all output images.
+* ``times``        - ``at_least_once`` (default), ``exactly_once``, or a number N: each line read exactly N
+                     times (three "Choose" buttons), counted over all read lines of all output images.
 * ``forbid_extra`` - also fail when the image shows text no required line accounts for.
 * ``min_found``    - the fraction of required lines needed to pass (default 1.0).
 * ``lang``         - tesseract language(s), e.g. ``eng`` or ``eng+deu``; by default picked from the required
@@ -268,7 +268,7 @@ class TextGrader:
         "properties": {
             "required": {"type": "array", "items": {"type": "string", "pattern": "\\S"}, "minItems": 1},
             "match": {"enum": list(MATCHES), "default": "normalized"},
-            "times": {"enum": list(TIMES), "default": "at_least_once"},
+            "times": {"oneOf": [{"enum": list(TIMES)}, {"type": "integer", "minimum": 1}], "default": "at_least_once"},
             "forbid_extra": {"type": "boolean", "default": False},
             "min_found": {"type": "number", "minimum": 0, "maximum": 1, "default": 1.0},
             "lang": {"type": "string", "pattern": "^[A-Za-z0-9_]+(\\+[A-Za-z0-9_]+)*$"},
@@ -282,7 +282,7 @@ class TextGrader:
         self.required: list[str] = list(options["required"])
         self.match: str = options.get("match", "normalized")
         self.exact = self.match != "normalized"  # what _explain and the reasons treat as exact
-        self.exactly_once = options.get("times", "at_least_once") == "exactly_once"
+        self.exact_count = exact_count(options.get("times", "at_least_once"))
         self.forbid_extra = bool(options.get("forbid_extra", False))
         self.min_found = float(options.get("min_found", 1.0))
         self.lang = str(options.get("lang") or script_lang(self.required))
@@ -322,9 +322,15 @@ class TextGrader:
             read = {name: second_look(pages[name], lines, unread, self.lang, self.match) for name, lines in read.items()}
             reading = self.tally(read)
         found = [line for line, tally in zip(self.required, reading.tallies, strict=True) if tally.count]
-        if self.exactly_once and found:
+        if self.exact_count is not None and found:
             read = {name: repeat_look(pages[name], lines, found, self.lang, self.match) for name, lines in read.items()}
             reading = self.tally(read)
+            short = [
+                line for line, tally in zip(self.required, reading.tallies, strict=True) if 0 < tally.count < self.exact_count
+            ]
+            if short:
+                read = {name: count_look(pages[name], lines, short, self.lang, self.match) for name, lines in read.items()}
+                reading = self.tally(read)
         grade = self._grade(reading, {name: [line.text for line in lines] for name, lines in read.items()}, broken, len(images))
         places = self.places(read, {name: page.gray.size for name, page in pages.items()})
         layout: list[Gate] = []
@@ -361,7 +367,7 @@ class TextGrader:
         return Reading(tallies, tuple(dict.fromkeys(leftovers)))
 
     def _satisfied(self, tally: Tally) -> bool:
-        return tally.count == 1 if self.exactly_once else tally.count >= 1
+        return tally.count == self.exact_count if self.exact_count is not None else tally.count >= 1
 
     def _grade(self, reading: Reading, read: Mapping[str, list[str]], broken: list[str], n_images: int) -> Grade:
         total = len(self.required)
@@ -392,13 +398,20 @@ class TextGrader:
         """The lines never read on their own (with where they were read, if anywhere), then the repeated ones."""
         missing = [_quote(line) + _where(tally) for line, tally in zip(self.required, tallies, strict=True) if not tally.count]
         parts = ["missing: " + _shorten(missing)] if missing else []
-        if self.exactly_once:
+        if self.exact_count is not None:
             parts += [
-                f"{_quote(line)} read {tally.count} times, expected exactly 1"
+                f"{_quote(line)} read {tally.count} time{'s' if tally.count != 1 else ''}, expected exactly {self.exact_count}"
                 for line, tally in zip(self.required, tallies, strict=True)
-                if tally.count > 1
+                if tally.count and tally.count != self.exact_count
             ]
         return parts
+
+
+def exact_count(times: str | int) -> int | None:
+    """How many times each line must be read (``times``: a number, or ``exactly_once``); None: at least once."""
+    if isinstance(times, int):
+        return times
+    return 1 if times == "exactly_once" else None
 
 
 def _where(tally: Tally) -> str:
@@ -580,6 +593,27 @@ def repeat_look(page: Page, lines: Sequence[ReadLine], found: Sequence[str], lan
         if holds_found(label):  # it replaces what was misread there, which held no required line
             read = [line for line in read if line not in inside] + [label]
     return read
+
+
+def count_look(page: Page, lines: Sequence[ReadLine], short: Sequence[str], lang: str, match: str) -> list[ReadLine]:
+    """The lines, with more copies of the ``short`` lines (read fewer times than ``times`` asks) where nothing was read.
+
+    A copy on a filled button can drown in the page's layout (a frame around it read as a dash). The page
+    is read in sparse mode; each piece found where no line was read is read again alone (its crops, then
+    split into its own two tones) and kept only when it then holds a short line. Costs a page read, so it
+    runs only when a line is read at least once and fewer times than asked.
+    """
+    boxes = [line.box for line in lines]
+    fresh = [line for line in read_page(page.ink, lang, SPARSE_PSM) if not any(_overlap(line.box, box) for box in boxes)]
+    more = []
+    for piece in fresh:
+        crops = [*_crops(page, piece.box, boxes), _label_ink(page.gray, piece.box)]
+        for crop in crops:
+            again = _read_alone(crop, piece.box, lang)
+            if again.text and any(count_lines(short, [again.text], match)[0]):
+                more.append(again)
+                break
+    return [*lines, *more]
 
 
 def dark_blocks(ink: Image.Image) -> list[Box]:

@@ -901,3 +901,32 @@ def test_a_re_read_crop_stops_at_the_other_lines() -> None:
     assert _padded(field, 37, (640, 960), [label, below, field]) == (11, 371, 631, 487)
     assert _padded(label, 14, (640, 960), [field]) == (36, 328, 141, 376)
     assert _padded((0, 0, 10, 10), 5, (12, 12), [(20, 0, 30, 10)]) == (0, 0, 12, 12)
+
+
+def test_times_as_a_number_asks_for_that_many_copies(case: CaseSpec) -> None:
+    three = Artifact("image-0.png", flyer("Open until 10pm", "HOT COCOA NIGHTS", "Open until 10pm", "Open until 10pm"))
+    gate, _ = run({"required": ["Open until 10pm"], "times": 3}, case, three)
+    assert gate.passed, gate.reason
+    two = Artifact("image-0.png", flyer("Open until 10pm", "HOT COCOA NIGHTS", "Open untl 10pm", "Open until 10pm"))
+    gate, _ = run({"required": ["Open until 10pm"], "times": 3}, case, two)
+    assert not gate.passed
+    assert '"Open until 10pm" read 2 times, expected exactly 3' in gate.reason
+    assert not run({"required": ["Open until 10pm"], "times": 2}, case, three)[0].passed
+
+
+@pytest.mark.slow
+def test_a_copy_on_a_filled_button_is_counted(case: CaseSpec) -> None:
+    # The pricing page's three "Choose" buttons: after a 0.8x round trip the page read misses the one on the
+    # filled indigo button; the count look reads the piece found there alone.
+    page = load("cases/bizgeneval/examples/pricing_page.png")
+    small = page.resize((page.width * 4 // 5, page.height * 4 // 5), Image.Resampling.LANCZOS)
+    round_trip = small.resize(page.size, Image.Resampling.LANCZOS)
+    gate, _ = run({"required": ["Choose"], "times": 3}, case, Artifact("image-0.png", png(round_trip)))
+    assert gate.passed, gate.reason
+
+
+def test_times_must_be_a_known_word_or_a_positive_number() -> None:
+    jsonschema.validate({"required": ["a"], "times": 3}, TextGrader.options_schema)
+    for bad in (0, -1, "twice", 1.5):
+        with pytest.raises(jsonschema.ValidationError):
+            jsonschema.validate({"required": ["a"], "times": bad}, TextGrader.options_schema)
