@@ -64,7 +64,7 @@ from .imaging import CHANGE_TOLERANCE, aligned_difference, decode, load_path, rg
 # See the module docstring: a copy changes no pixel; a real GUI step 0.013% or more.
 DEFAULT_MIN_CHANGED_STEP = 0.00005
 # Measured on the shipped trajectories (docs/graders.md): a real step paints at most 2.8% of its
-# pixels in colours the app's first screen lacks, another app's frame 5.7% or more.
+# pixels in colours the app's first screen lacks, another app's frame 5.2% or more.
 DEFAULT_MAX_NEW_COLOURS = 0.04
 DEFAULT_MAX_DELTA_E = 12.0
 # like_reference, in mean perceived difference (0-255) from a frame's most alike reference frame. Measured on
@@ -148,7 +148,8 @@ class TrajectoryGrader:
         if source is not None:
             gates.append(self._differs_from_input(frames, source, case.images[0].name))
         reference = reference_frames(case.reference)
-        matches = _best_matches(frames, reference) if len(reference) >= 2 else None
+        judged = (self.in_order or self.like_reference) and len(reference) >= 2
+        matches = _best_matches(frames, reference) if judged else None
         if self.in_order and len(reference) >= 2:
             gates.append(_in_order(matches))
         if self.like_reference and matches and len(frames) >= MIN_FRAMES_FOR_LIKENESS:
