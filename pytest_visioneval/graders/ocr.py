@@ -74,10 +74,13 @@ reads as ``¢``, ``e`` or ``°``, is read as ``•``. When a required line is
 still missing, a second look re-reads lines that nearly match it one at a
 time and reads the page once more in sparse-text mode, adding only text found
 where the first pass read nothing; it can find a missed line, never hide one.
-With ``times: exactly_once``, a last look searches for copies of the lines
+With ``times: exactly_once`` (or a number), a last look searches for copies of the lines
 found that the first reading missed (a small tag whose colour differs from
 the area around it can come out as a dark block, or garbled; see
-:func:`repeat_look`): it can find a repeat, never a missing line.
+:func:`repeat_look`): it can find a repeat, never a missing line. With
+``times`` a number, a line read fewer times than asked gets one more look
+(:func:`count_look`: pieces of a sparse-mode read where nothing was read,
+each read alone), which can add a copy, never a missing line.
 Leftover fragments with fewer than two letters or digits are OCR noise
 (bullets, icons, borders) and never count as extra text.
 
