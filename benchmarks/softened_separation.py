@@ -32,8 +32,8 @@ import numpy as np
 from PIL import Image, ImageFilter
 
 from pytest_visioneval.graders import softened_content
-from pytest_visioneval.graders.colour_check import DEFAULT_MAX_SOFTENED_SHARE, MIN_SOFTENED_TILES
 from pytest_visioneval.graders.colour_difference import MAX_SHIFT_SHARE, shifted, whole_image_shift, working_pair
+from pytest_visioneval.graders.content_check import DEFAULT_MAX_SOFTENED_SHARE, MIN_SOFTENED_TILES
 
 CASES = Path(__file__).resolve().parents[1] / "cases"
 Copy = Callable[[Image.Image], Image.Image]

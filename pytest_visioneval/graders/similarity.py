@@ -21,8 +21,8 @@ from PIL import Image
 from ..artifacts import Artifact
 from ..cases.spec import CaseSpec
 from .base import Gate, Grade, GradeContext, Metric
-from .colour_check import COLOUR_CHECK_OPTIONS, ColourCheck
 from .colour_difference import ContentDifference, content_difference, shifted, whole_image_shift
+from .content_check import CONTENT_CHECK_OPTIONS, ContentCheck
 from .imaging import comparison_path, decode, load_path, missing_comparison, rgb_array
 
 ALIGN_SHARE = 0.02  # a whole-image shift up to this share of the longer side is undone before scoring
@@ -35,14 +35,14 @@ class SimilarityGrader:
         "properties": {
             "against": {"enum": ["reference", "input"], "default": "reference"},
             "min_score": {"type": "number", "minimum": 0, "maximum": 1},
-            **COLOUR_CHECK_OPTIONS,
+            **CONTENT_CHECK_OPTIONS,
         },
     }
 
     def __init__(self, options: Mapping[str, Any]):
         self.against = options.get("against", "reference")
         self.min_score = options.get("min_score")
-        self.colour = ColourCheck.from_options(options, "reference" if self.against == "reference" else "input")
+        self.content = ContentCheck.from_options(options, "reference" if self.against == "reference" else "input")
         self.gated = self.min_score is not None or "max_changed_content" in options
 
     @classmethod
@@ -67,12 +67,12 @@ class SimilarityGrader:
                 continue
             score, resized, (dy, dx) = aligned_similarity(out, target)
             scores.append(score)
-            colours.append((artifact.name, content_difference(out, target, self.colour.delta_e, self.colour.against_reference)))
+            colours.append((artifact.name, content_difference(out, target, self.content.delta_e, self.content.against_reference)))
             note = f"{artifact.name}: {score:.4f}" + (f" (resized from {out.width}x{out.height})" if resized else "")
             notes.append(note + (f" (shifted by x {-dx:+d}, y {-dy:+d} px; aligned)" if dy or dx else ""))
         value = float(np.mean(scores))
         reason = f"vs {self.against} {target_path.name}: " + "; ".join(notes)
-        metrics = (Metric("score", value, reason), *self.colour.metrics(colours))
+        metrics = (Metric("score", value, reason), *self.content.metrics(colours))
         return Grade(gates=self._gate(value, reason, colours), metrics=metrics)
 
     def _gate(self, value: float, reason: str, colours: list[tuple[str, ContentDifference | None]]) -> tuple[Gate, ...]:
@@ -80,8 +80,8 @@ class SimilarityGrader:
             return ()
         passed = self.min_score is None or value >= self.min_score
         says = "" if self.min_score is None else f"score {value:.4f} {'>=' if passed else '<'} {self.min_score}; "
-        colour_passed, colour_says = self.colour.verdict(colours)
-        return (Gate("match", passed and colour_passed, f"{says}{colour_says}; {reason}"),)
+        content_passed, content_says = self.content.verdict(colours)
+        return (Gate("match", passed and content_passed, f"{says}{content_says}; {reason}"),)
 
 
 def pixel_similarity(output: Image.Image, target: Image.Image) -> tuple[float, bool]:

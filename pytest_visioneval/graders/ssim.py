@@ -17,9 +17,10 @@ output), so the output is first aligned to the comparison image: the shift
 phase correlation finds, when it is at most ALIGN_SHARE of the image's
 longer side (the reason names it). And SSIM is still nearly blind to a
 moderate hue rotation of flat colour areas (0.99 for 30 degrees on the
-cookbook logos): the gate also applies the content-colour check of ``use:
-similarity`` (metric ``changed_content``, options ``max_changed_content`` and
-``delta_e``).
+cookbook logos): the gate also applies the content check of ``use:
+similarity`` (:mod:`.content_check`: colour, and against a reference fading
+and blur; metric ``changed_content``, options ``max_changed_content``,
+``delta_e``, ``max_faded_areas`` and ``max_softened_share``).
 """
 
 from __future__ import annotations
@@ -35,8 +36,8 @@ from ..artifacts import Artifact
 from ..cases.spec import CaseSpec
 from ..errors import GraderError
 from .base import Gate, Grade, GradeContext, Metric
-from .colour_check import COLOUR_CHECK_OPTIONS, ColourCheck
 from .colour_difference import ContentDifference, content_difference, shifted, whole_image_shift
+from .content_check import CONTENT_CHECK_OPTIONS, ContentCheck
 from .imaging import comparison_path, decode, load_path, missing_comparison, rgb_array
 
 # Wang et al.'s window: an 11x11 Gaussian (sigma 1.5, truncated at 3.5 sigma).
@@ -52,14 +53,14 @@ class SsimGrader:
         "properties": {
             "against": {"enum": ["reference", "input"], "default": "reference"},
             "min_ssim": {"type": "number", "minimum": -1, "maximum": 1},
-            **COLOUR_CHECK_OPTIONS,
+            **CONTENT_CHECK_OPTIONS,
         },
     }
 
     def __init__(self, options: Mapping[str, Any]):
         self.against = options.get("against", "reference")
         self.min_ssim = options.get("min_ssim")
-        self.colour = ColourCheck.from_options(options, "reference" if self.against == "reference" else "input")
+        self.content = ContentCheck.from_options(options, "reference" if self.against == "reference" else "input")
         self.gated = self.min_ssim is not None or "max_changed_content" in options
 
     @classmethod
@@ -89,12 +90,12 @@ class SsimGrader:
             dy, dx = whole_image_shift(pixels, expected, ALIGN_SHARE)
             score = mean_ssim(shifted(pixels, dy, dx), expected)
             scores.append(score)
-            colours.append((artifact.name, content_difference(out, target, self.colour.delta_e, self.colour.against_reference)))
+            colours.append((artifact.name, content_difference(out, target, self.content.delta_e, self.content.against_reference)))
             note = f"{artifact.name}: {score:.4f}" + (f" (resized from {out.width}x{out.height})" if resized else "")
             notes.append(note + (f" (shifted by x {-dx:+d}, y {-dy:+d} px; aligned)" if dy or dx else ""))
         value = float(np.mean(scores))
         reason = f"vs {self.against} {target_path.name}: " + "; ".join(notes)
-        metrics = (Metric("ssim", value, reason), *self.colour.metrics(colours)[:1])
+        metrics = (Metric("ssim", value, reason), *self.content.metrics(colours)[:1])
         return Grade(gates=self._gate(value, reason, colours), metrics=metrics)
 
     def _gate(self, value: float, reason: str, colours: list[tuple[str, ContentDifference | None]]) -> tuple[Gate, ...]:
@@ -102,8 +103,8 @@ class SsimGrader:
             return ()
         passed = self.min_ssim is None or value >= self.min_ssim
         says = "" if self.min_ssim is None else f"ssim {value:.4f} {'>=' if passed else '<'} {self.min_ssim}; "
-        colour_passed, colour_says = self.colour.verdict(colours)
-        return (Gate("match", passed and colour_passed, f"{says}{colour_says}; {reason}"),)
+        content_passed, content_says = self.content.verdict(colours)
+        return (Gate("match", passed and content_passed, f"{says}{content_says}; {reason}"),)
 
 
 def fit_to(image: Image.Image, size: tuple[int, int]) -> tuple[Image.Image, bool]:

@@ -27,7 +27,7 @@ DEFAULT_MAX_SOFTENED_SHARE = 0.25
 MIN_SOFTENED_TILES = 3
 
 # The options both similarity graders (``similarity`` and ``ssim``) take for their content check.
-COLOUR_CHECK_OPTIONS: Mapping[str, Any] = {
+CONTENT_CHECK_OPTIONS: Mapping[str, Any] = {
     "max_changed_content": {"type": "number", "minimum": 0, "maximum": 1, "default": DEFAULT_MAX_CHANGED_CONTENT},
     "delta_e": {"type": "number", "exclusiveMinimum": 0, "default": DEFAULT_DELTA_E},
     "max_faded_areas": {"type": "integer", "minimum": 0, "default": DEFAULT_MAX_FADED_AREAS},
@@ -37,7 +37,7 @@ COLOUR_CHECK_OPTIONS: Mapping[str, Any] = {
 Measured = list[tuple[str, ContentDifference]]
 
 
-class ColourCheck:
+class ContentCheck:
     """The content part of a similarity gate: options, metrics and the verdict with its reason."""
 
     def __init__(
@@ -56,7 +56,7 @@ class ColourCheck:
         self.against_reference = label == "reference"  # fading and softening are checked only then
 
     @classmethod
-    def from_options(cls, options: Mapping[str, Any], label: str) -> ColourCheck:
+    def from_options(cls, options: Mapping[str, Any], label: str) -> ContentCheck:
         return cls(
             float(options.get("max_changed_content", DEFAULT_MAX_CHANGED_CONTENT)),
             float(options.get("delta_e", DEFAULT_DELTA_E)),
