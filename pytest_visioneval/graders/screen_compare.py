@@ -31,6 +31,7 @@ from dataclasses import dataclass
 import numpy as np
 from PIL import Image
 
+from .alignment import grey
 from .imaging import BACKGROUND_TOLERANCE, CHANGE_TOLERANCE, aligned_difference, dominant_colour, rgb_array, soften
 
 WORK_LONGEST = 256
@@ -46,7 +47,6 @@ ORIENTATIONS: dict[str, Callable[[np.ndarray], np.ndarray]] = {
 _SCRIM_AREA = 0.1
 _EDGE = 0.02  # |Laplacian| of grey 0-1 above this is an edge
 _MIN_EDGE_PIXELS = 50
-_GREY = np.asarray([0.299, 0.587, 0.114], dtype=np.float32)
 
 
 @dataclass(frozen=True)
@@ -72,10 +72,6 @@ def working_array(image: Image.Image, size: tuple[int, int]) -> np.ndarray:
         shrinking = flat.width >= size[0] and flat.height >= size[1]
         flat = flat.resize(size, Image.Resampling.BOX if shrinking else Image.Resampling.BILINEAR)
     return np.asarray(flat, dtype=np.float32)
-
-
-def grey(pixels: np.ndarray) -> np.ndarray:
-    return np.asarray(pixels @ _GREY, dtype=np.float32)
 
 
 def shifted(pixels: np.ndarray, dy: int, dx: int) -> np.ndarray:
