@@ -13,7 +13,8 @@ brightness +-5..8, gain +-3%, a same-aspect resize round trip, a blur of sigma
 <= 0.7, and pairs of these) and *broken* ones, outside the editable area at a
 random place: a changed letter, a face-like change (eyes and mouth), a small
 object added, a local recolour, 3x3 specks over 3% of the outside, the whole
-image darkened or brightened by 20, a whole-image shift of 8-12 px.
+image darkened or brightened by 20, a whole-image shift of 8-12 px, Gaussian
+noise of sigma 8-40 over the whole picture.
 
 Prints, per kind, the spread of each measure and which outputs the default
 gates pass, then the separation per criterion (worst legit vs weakest broken)
@@ -35,6 +36,7 @@ from PIL import Image, ImageDraw, ImageFont
 from pytest_visioneval.graders.locality import (
     DEFAULT_MAX_CHANGED_OUTSIDE,
     DEFAULT_MAX_FAINT_CHANGE_OUTSIDE,
+    DEFAULT_MAX_GRAIN,
     DEFAULT_MAX_LARGEST_CHANGE_OUTSIDE,
     DEFAULT_MAX_SHIFT,
     DEFAULT_MAX_TONE_CHANGE,
@@ -270,6 +272,11 @@ def far_shift_b(p: Array, e: Array, r: np.random.Generator) -> Array:
     return moved(p, r.uniform(8, 12) * r.choice([-1, 1]), r.uniform(-3, 3))
 
 
+def noise_b(p: Array, e: Array, r: np.random.Generator) -> Array:
+    """Gaussian noise of sigma 8-40 (0-255) on every pixel: grain a person sees, which softening averages away."""
+    return np.clip(p + r.normal(0, r.uniform(8, 40), p.shape), 0, 255)
+
+
 BROKEN: list[tuple[str, Variant]] = [
     ("letter", letter_b),
     ("face", face_b),
@@ -279,6 +286,7 @@ BROKEN: list[tuple[str, Variant]] = [
     ("darkened20", darkened_b),
     ("brightened20", brightened_b),
     ("shift8-12", far_shift_b),
+    ("noise8-40", noise_b),
 ]
 
 # -- the gates, as the grader's defaults apply them ----------------------------------------
@@ -289,6 +297,7 @@ CRITERIA: list[tuple[str, Callable[[Measured], float], float]] = [
     ("shift", lambda m: m.shift.length, DEFAULT_MAX_SHIFT),
     ("tone_change", lambda m: m.tone_change, DEFAULT_MAX_TONE_CHANGE),
     ("plain_marks", lambda m: m.plain_marks, 0),
+    ("grain", lambda m: m.grain, DEFAULT_MAX_GRAIN),
 ]
 # Printed, not gated by default.
 WATCHED: list[tuple[str, Callable[[Measured], float]]] = [

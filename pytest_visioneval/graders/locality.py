@@ -54,11 +54,15 @@ Metrics (means over the outputs that decode; none when no output decodes):
 * ``plain_marks_outside`` - how many local changes outside are marks on a plain
   part of the input (:mod:`.plain_marks`): a stray letter or a speck on a plain
   wall is seen at once, however few pixels it covers.
+* ``grain_outside`` - the grain the output adds where the input is smooth,
+  outside (:mod:`.grain`): noise over the picture cancels out in the softened
+  comparison above, yet a person sees it at once.
 
 Gates: ``preserved`` (every output keeps shift, tone change, changed_outside,
-largest_change_outside, faint_change_outside and the protected areas' changes
-within their limits, and shows no mark on a plain part outside the area; the
-option ``plain_marks: false`` lets such marks through) and, when
+largest_change_outside, faint_change_outside, grain_outside (``max_grain``)
+and the protected areas' changes within their limits, and shows no mark on a
+plain part outside the area; the option ``plain_marks: false`` lets such marks
+through) and, when
 ``min_changed_inside`` is set, ``edited`` (every output has changed_inside >= it). An output that does not decode fails both.
 """
 
@@ -78,6 +82,7 @@ from ..cases.spec import CaseSpec
 from ..errors import GraderError
 from .alignment import NO_SHIFT, Shift, Tone, estimate_shift, fit_tone, inner, match_sharpness, undo_shift
 from .base import Gate, Grade, GradeContext, Metric
+from .grain import grain_added
 from .imaging import decode, load_path, rgb_array, same_aspect
 from .local_changes import Change, change_map, local_changes, softened
 from .plain_marks import PlainMark, plain_marks
@@ -90,6 +95,9 @@ DEFAULT_MAX_CHANGED_OUTSIDE = 0.02
 DEFAULT_MAX_LARGEST_CHANGE_OUTSIDE = 0.0003
 # Once the tone drift is out, JPEG q60-95, shifts and resampling leave the unchanged pixels 0.3-2.5 apart.
 DEFAULT_MAX_FAINT_CHANGE_OUTSIDE = 4.0
+# Grain added where the input is smooth (grain.py): the shipped edits' references as JPEG q60-95, resize round
+# trips and re-renders add 0.0; Gaussian noise of sigma 6 adds 2.8-4.4, of 25 (the self-test's least) 11 or more.
+DEFAULT_MAX_GRAIN = 3.0
 DEFAULT_MAX_SHIFT = 4.0
 DEFAULT_MAX_TONE_CHANGE = 12.0
 DEFAULT_MAX_CHANGED_PROTECTED = 0.002
@@ -135,6 +143,7 @@ class Measured:
     changed_protected: tuple[float, ...]  # per protected area
     plain_marks: int = 0  # local changes outside that are marks on a plain area (:mod:`.plain_marks`)
     plain_mark: PlainMark | None = None  # the largest of them, its box in input pixels
+    grain: float = 0.0  # grain added where the input is smooth, outside (:mod:`.grain`; 0-255)
 
 
 @dataclass(frozen=True)
@@ -191,6 +200,7 @@ def measure(
     marks = plain_marks(changes, expected, edit_removed, editable)
     faint = outside.difference[kept & ~changed_out]
     ssim = ssim_map(expected, edit_removed)
+    grain = grain_added(expected, aligned, kept)
     return Measured(
         changed_outside=float(changed_out.sum() / kept_count),
         changed_inside=float(full.changed[editable & valid].mean()) if (editable & valid).any() else 0.0,
@@ -206,6 +216,7 @@ def measure(
         changed_protected=tuple(_share(full.changed, p & valid) for p in protected),
         plain_marks=len(marks),
         plain_mark=PlainMark(_scaled_change(marks[0].change, scale), marks[0].contrast) if marks else None,
+        grain=grain or 0.0,
     )
 
 
@@ -256,6 +267,7 @@ class LocalityGrader:
             },
             "min_changed_inside": {"type": "number", "minimum": 0, "maximum": 1},
             "plain_marks": {"type": "boolean", "default": True},
+            "max_grain": {"type": "number", "minimum": 0, "default": DEFAULT_MAX_GRAIN},
         },
     }
 
@@ -273,6 +285,7 @@ class LocalityGrader:
         self.max_changed_protected = float(options.get("max_changed_protected", DEFAULT_MAX_CHANGED_PROTECTED))
         self.min_changed_inside: float | None = options.get("min_changed_inside")
         self.plain_marks = bool(options.get("plain_marks", True))
+        self.max_grain = float(options.get("max_grain", DEFAULT_MAX_GRAIN))
 
     @classmethod
     def check_case(cls, case: CaseSpec, options: Mapping[str, Any]) -> str | None:
@@ -391,6 +404,11 @@ class LocalityGrader:
                     f"a new mark on a plain part of the picture{many}: {m.plain_mark.change.area} px in x {x0}-{x1}, "
                     f"y {y0}-{y1}, differing by up to {m.plain_mark.contrast:.0f}/255 where the input has no detail"
                 )
+            if m.grain > self.max_grain:
+                parts.append(
+                    f"the picture outside {area.label} is grainy: its smooth parts step {m.grain:.1f}/255 more from "
+                    f"their 3x3 median than the input's (75th percentile; limit {self.max_grain:g})"
+                )
             if m.faint_change_outside > faint_limit:
                 parts.append(
                     f"everything else outside {area.label} changed faintly: mean difference "
@@ -421,6 +439,7 @@ class LocalityGrader:
                 and m.tone_change <= self.max_tone_change
                 and all(share <= self.max_changed_protected for share in m.changed_protected)
                 and not (self.plain_marks and m.plain_marks)
+                and m.grain <= self.max_grain
             )
 
         return _gate("preserved", compared, broken, area, passes, says)
@@ -457,6 +476,7 @@ class LocalityGrader:
         shift_values = values(lambda m: m.shift.length)
         tone_values = values(lambda m: m.tone_change)
         mark_values = values(lambda m: m.plain_marks)
+        grain_values = values(lambda m: m.grain)
         metrics = [
             Metric(
                 "changed_outside",
@@ -506,6 +526,13 @@ class LocalityGrader:
                 float(np.mean(mark_values)),
                 f"{listing(mark_values, 'g')} local change(s) outside {area.label} stand out on a plain part of the "
                 "input (a stray mark, a speck, a letter)",
+                higher_is_better=False,
+            ),
+            Metric(
+                "grain_outside",
+                float(np.mean(grain_values)),
+                f"grain added outside {area.label} where the input is smooth: {listing(grain_values, '.1f')} (0-255, "
+                "the 75th percentile of each pixel's step from its 3x3 median, output less input)",
                 higher_is_better=False,
             ),
         ]

@@ -633,3 +633,16 @@ def test_a_stray_letter_on_a_plain_part_fails_though_it_is_tiny(make_case: Calla
         gates, metrics = grade({}, case, legit)
         assert gates["preserved"].passed, gates["preserved"].reason
         assert metrics["plain_marks_outside"].value == 0
+
+
+def test_noise_over_the_whole_output_fails_preserved_as_grain(case: CaseSpec) -> None:
+    # Noise cancels out in the softened per-pixel comparison: no pixel outside counts as changed.
+    pixels = np.asarray(painted(INSIDE_BOX), dtype=np.float32)
+    grainy = np.clip(pixels + np.random.default_rng(0).normal(0, 25, pixels.shape), 0, 255).astype(np.uint8)
+    gates, metrics = grade({}, case, output(Image.fromarray(grainy)))
+    assert not gates["preserved"].passed
+    assert "outside the mask is grainy: its smooth parts step" in gates["preserved"].reason
+    assert metrics["grain_outside"].value > 5
+    assert grade({"max_grain": 100}, case, output(Image.fromarray(grainy)))[0]["preserved"].reason.count("grainy") == 0
+    clean, metrics = grade({}, case, output(painted(INSIDE_BOX), "image-0.jpg", quality=70))
+    assert clean["preserved"].passed and metrics["grain_outside"].value < 1
