@@ -96,7 +96,8 @@ DEFAULT_MAX_LARGEST_CHANGE_OUTSIDE = 0.0003
 # Once the tone drift is out, JPEG q60-95, shifts and resampling leave the unchanged pixels 0.3-2.5 apart.
 DEFAULT_MAX_FAINT_CHANGE_OUTSIDE = 4.0
 # Grain added where the input is smooth (grain.py): the shipped edits' references as JPEG q60-95, resize round
-# trips and re-renders add 0.0; Gaussian noise of sigma 6 adds 2.8-4.4, of 25 (the self-test's least) 11 or more.
+# trips and re-renders add 0.0 (benchmarks/locality_separation.py's legitimate variants at most 0.70); Gaussian
+# noise of sigma 6 adds 2.8-4.4, of 8-40 3.7-28.4, of 25 (the self-test's least) 11 or more.
 DEFAULT_MAX_GRAIN = 3.0
 DEFAULT_MAX_SHIFT = 4.0
 DEFAULT_MAX_TONE_CHANGE = 12.0
