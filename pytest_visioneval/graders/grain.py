@@ -25,18 +25,23 @@ def grain_added(before: np.ndarray, after: np.ndarray, where: np.ndarray) -> flo
 
     In grey levels (0-255); None when fewer than MIN_FLAT_PIXELS of ``where`` are smooth in ``before``.
     """
-    from scipy import ndimage
-
     luma_before, luma_after = grey(before), grey(after)
-    spread = ndimage.maximum_filter(luma_before, size=5) - ndimage.minimum_filter(luma_before, size=5)
-    smooth = where & (spread <= FLAT_RANGE)
-    if int(smooth.sum()) < MIN_FLAT_PIXELS:
+    flat = where & smooth(luma_before, FLAT_RANGE)
+    if int(flat.sum()) < MIN_FLAT_PIXELS:
         return None
-    levels = [float(np.percentile(_steps(luma)[smooth], PERCENTILE)) for luma in (luma_before, luma_after)]
+    levels = [float(np.percentile(median_steps(luma)[flat], PERCENTILE)) for luma in (luma_before, luma_after)]
     return max(0.0, levels[1] - levels[0])
 
 
-def _steps(luma: np.ndarray) -> np.ndarray:
+def smooth(luma: np.ndarray, flat_range: float) -> np.ndarray:
+    """Where the grey spans at most ``flat_range`` levels over the 5x5 window around the pixel."""
+    from scipy import ndimage
+
+    return np.asarray(ndimage.maximum_filter(luma, size=5) - ndimage.minimum_filter(luma, size=5) <= flat_range)
+
+
+def median_steps(luma: np.ndarray) -> np.ndarray:
+    """Each pixel's step from the median of its 3x3 neighbourhood (grey levels): grain, speckle, noise."""
     from scipy import ndimage
 
     return np.abs(luma - ndimage.median_filter(luma, size=3))

@@ -562,8 +562,7 @@ def second_look(page: Page, lines: Sequence[ReadLine], wanted: Sequence[str], la
     Sparse-mode lines are added only where the first look read nothing, and a re-read replaces a
     line only when it then holds a wanted line, so no text read the first time is lost.
     """
-    fresh = [line for line in read_page(page.ink, lang, SPARSE_PSM) if not any(_overlap(line.box, old.box) for old in lines)]
-    every = [*lines, *fresh]
+    every = [*lines, *_unread_pieces(page, lines, lang)]
     boxes = [line.box for line in every]
     return [_reread(page, line, wanted, lang, match, boxes) for line in every]
 
@@ -607,9 +606,8 @@ def count_look(page: Page, lines: Sequence[ReadLine], short: Sequence[str], lang
     runs only when a line is read at least once and fewer times than asked.
     """
     boxes = [line.box for line in lines]
-    fresh = [line for line in read_page(page.ink, lang, SPARSE_PSM) if not any(_overlap(line.box, box) for box in boxes)]
     more = []
-    for piece in fresh:
+    for piece in _unread_pieces(page, lines, lang):
         crops = [*_crops(page, piece.box, boxes), _label_ink(page.gray, piece.box)]
         for crop in crops:
             again = _read_alone(crop, piece.box, lang)
@@ -617,6 +615,11 @@ def count_look(page: Page, lines: Sequence[ReadLine], short: Sequence[str], lang
                 more.append(again)
                 break
     return [*lines, *more]
+
+
+def _unread_pieces(page: Page, lines: Sequence[ReadLine], lang: str) -> list[ReadLine]:
+    """The page read in sparse mode, kept only where none of ``lines`` was read."""
+    return [piece for piece in read_page(page.ink, lang, SPARSE_PSM) if not any(_overlap(piece.box, line.box) for line in lines)]
 
 
 def dark_blocks(ink: Image.Image) -> list[Box]:

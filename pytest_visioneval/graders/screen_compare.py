@@ -210,12 +210,10 @@ def speckle(pair: ScreenPair) -> float | None:
     New content on a flat area (a dialog, a line of text) covers a minority of it and leaves the percentile at
     0; noise over the whole screen moves it. None when the input has too little flat area.
     """
-    from scipy import ndimage
+    from .grain import MIN_FLAT_PIXELS, PERCENTILE, median_steps, smooth
 
     after = grey(aligned(pair.before, pair.after, subpixel=False))
-    before = grey(pair.before)
-    flat = ndimage.maximum_filter(before, size=5) - ndimage.minimum_filter(before, size=5) <= 2.0
-    if int(flat.sum()) < 500:
+    flat = smooth(grey(pair.before), 2.0)
+    if int(flat.sum()) < MIN_FLAT_PIXELS:
         return None
-    residual = np.abs(after - ndimage.median_filter(after, size=3))
-    return float(np.percentile(residual[flat], 75))
+    return float(np.percentile(median_steps(after)[flat], PERCENTILE))
