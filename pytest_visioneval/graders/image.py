@@ -26,6 +26,12 @@ Gates (each only when it applies or is configured):
   height; without one, it spans at least ``min_extent`` of the canvas in its longer direction.
   A correct picture shrunk into a corner of an empty canvas fails; ``fills_canvas: false`` turns
   it off.
+* ``named_colours`` - for generation cases (``named_colours``, default on for them) whose prompt
+  names colours in words ("a blue header", "orange and teal bars"), each image shows every one:
+  a solid patch of that colour family covers at least ``min_named_share`` of it
+  (:mod:`.colour_words`: hue families, quoted text, names and negated colours left out; black,
+  white and grey name no hue). A picture turned grey or to other hues, whose named colours are
+  gone, fails; another shade of the same colour passes.
 * ``differs_from_input`` - for editing cases, no output is the input again: an
   output counts as the input when fewer than ``min_changed`` of its pixels differ
   from it by more than 24 (0-255; both softened, a 1-pixel shift allowed: see
@@ -73,6 +79,14 @@ DEFAULT_MIN_EXTENT = 0.5
 # every shipped image is below twice it, so they are graded at full size; a 7300 x 5470 output and its
 # input are compared at 2434 x 1824, where a changed word of a poster still spans many pixels.
 WORK_SIDE = 2048
+# A colour the prompt names covers at least this share of the image in solid patches (0.03%). The shipped
+# generation references show theirs on 0.9% or more (the roadmap slide's small icons) through JPEG q60,
+# brightness +-8, saturation x0.8-1.3 and a half-size copy; hue turns that leave a family, grey and
+# channel swaps leave 0.0%. A red title 48 px tall on a 1024 px canvas covers 0.09%; text 32 px tall or
+# less is too thin to count (docs/graders.md, image).
+DEFAULT_MIN_NAMED_SHARE = 0.0003
+# The longest side the named colours are looked for at: thin strokes (a coloured word) survive it.
+NAMED_SIDE = 512
 _SIZE = re.compile(r"^\s*(\d+)\s*[xX]\s*(\d+)\s*$")
 
 
@@ -95,6 +109,8 @@ class ImageGrader:
             "fills_canvas": {"type": "boolean", "default": True},
             "min_extent": {"type": "number", "minimum": 0, "maximum": 1, "default": DEFAULT_MIN_EXTENT},
             "min_extent_of_reference": {"type": "number", "minimum": 0, "default": DEFAULT_MIN_EXTENT_OF_REFERENCE},
+            "named_colours": {"type": "boolean"},
+            "min_named_share": {"type": "number", "exclusiveMinimum": 0, "maximum": 1, "default": DEFAULT_MIN_NAMED_SHARE},
         },
     }
 
@@ -145,6 +161,10 @@ class ImageGrader:
             gates.append(self._not_blank(reduced))
         if decoded and opts.get("fills_canvas", True):
             gates.append(self._fills_canvas(reduced, case))
+        if decoded and opts.get("named_colours", case.task == "image_generation"):
+            named = self._named_colours(decoded, case)
+            if named is not None:
+                gates.append(named)
         editing = case.task == "image_editing" and bool(case.images)
         inputs = [load_picture(p, WORK_SIDE) for p in case.images] if decoded and case.images else []
         if decoded and editing and opts.get("match_input", True):
@@ -239,6 +259,37 @@ class ImageGrader:
                 "fills_canvas", False, f"content shrunk: {'; '.join(small)}; need {ratio:.0%} of the reference's width and height"
             )
         return Gate("fills_canvas", True, f"every image's content spans at least {ratio:.0%} of the reference's width and height")
+
+    def _named_colours(self, decoded: list[Picture], case: CaseSpec) -> Gate | None:
+        """Every colour the prompt names in words is shown by each image; None when it names none."""
+        from .colour_words import family_share, hsv, named_colours
+        from .imaging import downscaled
+
+        named = named_colours(case.prompt or "")
+        if not named:
+            return None
+        least = float(self.options.get("min_named_share", DEFAULT_MIN_NAMED_SHARE))
+        several = len(decoded) > 1
+        missing: list[str] = []
+        shown: list[str] = []
+        for pic in decoded:
+            hue, saturation, value = hsv(downscaled(pic.image, NAMED_SIDE))
+            for colour in named:
+                share = family_share(hue, saturation, value, colour)
+                where = f" of {pic.name}" if several else ""
+                if share < least:
+                    missing.append(f"{colour.word} ({share:.2%}{where})")
+                else:
+                    shown.append(f"{colour.word} {share:.1%}{where}")
+        words = ", ".join(c.word for c in named)
+        if missing:
+            return Gate(
+                "named_colours",
+                False,
+                f"the prompt names {words}, but no solid area shows {', '.join(missing)}; each needs "
+                f"{least:.2%} of the image" + (f" (shown: {', '.join(shown)})" if shown else ""),
+            )
+        return Gate("named_colours", True, f"shows every colour the prompt names: {', '.join(shown)}")
 
     def _differs(self, decoded: list[Picture], inputs: list[Picture]) -> Gate:
         floor = float(self.options.get("min_changed", DEFAULT_MIN_CHANGED))

@@ -24,7 +24,7 @@ cases:
     prompt: a red square on white
   - id: generate-two
     task: image_generation
-    prompt: a green square on white
+    prompt: a small square on white
   - id: edit-one
     task: image_editing
     prompt: make the square blue
@@ -59,7 +59,7 @@ def test_openai_model_generates_and_edits_through_the_sdk(
     result.assert_outcomes(passed=3)
     generations = server.calls_to("/images/generations")
     edits = server.calls_to("/images/edits")
-    assert sorted(r.json["prompt"] for r in generations) == ["a green square on white", "a red square on white"]
+    assert sorted(r.json["prompt"] for r in generations) == ["a red square on white", "a small square on white"]
     assert all(r.json["model"] == "gpt-image-1" and r.json["size"] == "64x48" for r in generations)
     (edit,) = edits
     assert edit.files["image"][0][0] == "source.png"

@@ -44,8 +44,9 @@ def test_decodes_passes_a_good_image(case: CaseSpec, encode_image: Encode) -> No
     gates = grade({}, case, png(encode_image))
     assert gates["decodes"].passed
     assert gates["decodes"].reason == "1 image(s) decode"
-    # with no options, only decodes, not_blank and fills_canvas apply
-    assert set(gates) == {"decodes", "not_blank", "fills_canvas"}
+    # with no options, only decodes, not_blank, fills_canvas and the colour the prompt names ("a red square") apply
+    assert set(gates) == {"decodes", "not_blank", "fills_canvas", "named_colours"}
+    assert gates["named_colours"].passed
 
 
 def test_decodes_fails_undecodable_bytes(case: CaseSpec, encode_image: Encode) -> None:
@@ -486,3 +487,51 @@ def test_differs_from_input_on_large_images_compares_them_reduced(
     moved = grade({}, edit, Artifact("out.png", encoded(edited)))["differs_from_input"]
     assert moved.passed, moved.reason
     assert compared == [((600, 450), (600, 450))] * 2  # neither image was compared at full size
+
+
+# -- named_colours ------------------------------------------------------------
+def bars(colours: list[tuple[int, int, int]], size: tuple[int, int] = (400, 300)) -> Image.Image:
+    image = Image.new("RGB", size, "white")
+    draw = ImageDraw.Draw(image)
+    for index, colour in enumerate(colours):
+        draw.rectangle((40 + 70 * index, 80, 90 + 70 * index, 260), fill=colour)
+    return image
+
+
+ORANGE, TEAL = (249, 115, 22), (13, 148, 136)
+
+
+def test_named_colours_passes_an_image_showing_every_colour_the_prompt_names(make_case: Callable[..., CaseSpec]) -> None:
+    case = make_case(prompt="A bar chart: Monday and Friday bars orange, the others teal, on white")
+    gate = grade({}, case, artifact_of(bars([ORANGE, TEAL, TEAL, TEAL, ORANGE])))["named_colours"]
+    assert gate.passed
+    assert gate.reason.startswith("shows every colour the prompt names: orange ")
+
+
+def test_named_colours_fails_a_picture_whose_named_colours_are_gone(make_case: Callable[..., CaseSpec]) -> None:
+    case = make_case(prompt="A bar chart: Monday and Friday bars orange, the others teal, on white")
+    picture = bars([ORANGE, TEAL, TEAL, TEAL, ORANGE])
+    grey = grade({}, case, artifact_of(picture.convert("L").convert("RGB")))["named_colours"]
+    assert not grey.passed
+    assert "orange (0.00%)" in grey.reason and "teal (0.00%)" in grey.reason
+    swapped = Image.fromarray(np.asarray(picture)[..., ::-1].copy())  # orange turns blue, teal turns olive
+    gate = grade({}, case, artifact_of(swapped))["named_colours"]
+    assert not gate.passed
+    assert "orange (0.00%)" in gate.reason
+
+
+def test_named_colours_passes_another_shade_and_a_jpeg(make_case: Callable[..., CaseSpec]) -> None:
+    case = make_case(prompt="orange and teal bars")
+    shades = bars([(234, 88, 12), (20, 184, 166)])
+    assert grade({}, case, artifact_of(shades, "JPEG", quality=60))["named_colours"].passed
+
+
+def test_named_colours_applies_to_generation_only_and_can_be_turned_off(
+    make_case: Callable[..., CaseSpec], make_image: Callable[..., Path]
+) -> None:
+    grey = artifact_of(bars([(120, 120, 120)]))
+    assert "named_colours" not in grade({}, make_case(prompt="a grey box"), grey)  # names no hue
+    assert "named_colours" not in grade({"named_colours": False}, make_case(prompt="a blue box"), grey)
+    edit = make_case(task="image_editing", prompt="make the blue box grey", images=(make_image(),))
+    assert "named_colours" not in grade({}, edit, grey)
+    assert not grade({"named_colours": True}, edit, grey)["named_colours"].passed
