@@ -28,6 +28,11 @@ Gates:
   rendered page loaded: ``complete`` with a ``naturalWidth`` above 0, measured
   after the captures; the reason names each one that did not and why (no such
   file, blocked, not decodable, still loading).
+* ``imgs_shown``     - (on unless ``imgs_shown: false``) of the ``<img>`` that
+  loaded, at least one is shown (not ``display: none``, ``visibility:
+  hidden``, ``opacity: 0``, and with a size): pictures made and then hidden
+  leave the page without them, as a person sees it. A carousel or tabs show
+  one of several, which passes.
 * ``img_sources``    - (with ``img_sources: true``) every ``<img>`` shows an image
   file of the model's output, by the URL the browser resolved: a file that
   decodes as an image (or an SVG), not the page itself and not a capture the
@@ -51,6 +56,13 @@ unless set to ``false``:
   another shown (tabs, slides, steps), a screen-reader label, a carousel;
   and at most ``max_faint_share`` (default 0.1) of the laid-out text is the
   colour of what is beneath it.
+* ``text_legible``   - the page's text can be read in its capture: of the words
+  the page shows (``visible_text``), at least ``min_legible`` (default 0.5)
+  are read back by tesseract from the full-page capture (else, of the text
+  seen on the first screen, from the last screenshot); a blurred, turned, mirrored, squashed or shrunk page shows
+  its text to the DOM and to nobody else (:mod:`.page_legible`). Pages
+  showing fewer than four words are not judged; ``legible: false`` turns
+  it off.
 * ``tables_filled``  - every rendered ``<table>`` with a header (a
   ``<thead>`` row, a row of ``<th>``, a caption) shows something in its body
   cells.
@@ -74,6 +86,7 @@ from ..errors import GraderError
 from .base import Gate, Grade, GradeContext, Metric
 from .imaging import content_share as pixel_content_share
 from .imaging import decode, rgb_array
+from .page_legible import MIN_LEGIBLE, MIN_WORDS, legibility, legible_gate, page_words
 from .page_seen import (
     MAX_COVER_VIEWPORT,
     MAX_COVERED_SHARE,
@@ -98,12 +111,15 @@ class RenderCheckGrader:
             "visible": {"type": "boolean", "default": True},
             "imgs_loaded": {"type": "boolean", "default": True},
             "img_sources": {"type": "boolean", "default": False},
+            "imgs_shown": {"type": "boolean", "default": True},
             "not_covered": {"type": "boolean", "default": True},
             "max_covered_share": {"type": "number", "minimum": 0, "maximum": 1, "default": MAX_COVERED_SHARE},
             "max_cover_viewport": {"type": "number", "exclusiveMinimum": 0, "maximum": 1, "default": MAX_COVER_VIEWPORT},
             "text_shown": {"type": "boolean", "default": True},
             "max_faint_share": {"type": "number", "minimum": 0, "maximum": 1, "default": MAX_FAINT_SHARE},
             "tables_filled": {"type": "boolean", "default": True},
+            "legible": {"type": "boolean", "default": True},
+            "min_legible": {"type": "number", "minimum": 0, "maximum": 1, "default": MIN_LEGIBLE},
         },
     }
 
@@ -113,12 +129,15 @@ class RenderCheckGrader:
         self.visible: bool = bool(options.get("visible", True))
         self.imgs_loaded: bool = bool(options.get("imgs_loaded", True))
         self.img_sources: bool = bool(options.get("img_sources", False))
+        self.imgs_shown: bool = bool(options.get("imgs_shown", True))
         self.not_covered: bool = bool(options.get("not_covered", True))
         self.max_covered_share: float = float(options.get("max_covered_share", MAX_COVERED_SHARE))
         self.max_cover_viewport: float = float(options.get("max_cover_viewport", MAX_COVER_VIEWPORT))
         self.text_shown: bool = bool(options.get("text_shown", True))
         self.max_faint_share: float = float(options.get("max_faint_share", MAX_FAINT_SHARE))
         self.tables_filled: bool = bool(options.get("tables_filled", True))
+        self.legible: bool = bool(options.get("legible", True))
+        self.min_legible: float = float(options.get("min_legible", MIN_LEGIBLE))
 
     @classmethod
     def check_case(cls, case: CaseSpec, options: Mapping[str, Any]) -> str | None:
@@ -153,12 +172,45 @@ class RenderCheckGrader:
             gates.append(text_shown_gate(report, self.max_faint_share))
         if self.tables_filled:
             gates.append(tables_filled_gate(report))
+        if self.legible:
+            legible = self._legible(report, captures)
+            if legible is not None:
+                gates.append(legible)
         if self.imgs_loaded:
             gates.append(imgs_loaded_gate(report))
+        if self.imgs_shown:
+            shown = imgs_shown_gate(report)
+            if shown is not None:
+                gates.append(shown)
         if self.img_sources:
             gates.append(img_sources_gate(report, OutputImages(artifacts)))
         reason = f"blank: {', '.join(blank)}" if blank else "none blank"
         return Grade(gates=tuple(gates), metrics=(Metric("blank_captures", len(blank), reason, higher_is_better=False),))
+
+    def _legible(self, report: Mapping[str, Any], captures: Sequence[Artifact]) -> Gate | None:
+        """The page's words read back from its capture (:mod:`.page_legible`); None when it shows too few to judge."""
+        import shutil
+
+        import pytesseract
+
+        from .ocr import NOT_INSTALLED
+
+        whole = [a for a in captures if a.name == "fullpage.png"]
+        if whole:
+            capture, text = whole[0], str(report.get("visible_text") or "")
+        else:  # a screenshot shows the first screen: the text the renderer saw there
+            seen = report.get("text")
+            capture, text = captures[-1], str(seen.get("first_screen") or "") if isinstance(seen, dict) else ""
+        if len(page_words(text)) < MIN_WORDS:
+            return None
+        if shutil.which(pytesseract.pytesseract.tesseract_cmd) is None:
+            missing = NOT_INSTALLED.replace("the text grader", "render_check's text_legible")
+            return Gate("text_legible", False, missing + "; or set legible: false")
+        try:
+            image = decode(capture.data)
+        except ValueError as exc:
+            return Gate("text_legible", False, f"{capture.name} does not decode ({exc})")
+        return legible_gate(legibility(text, capture.name, image), self.min_legible)
 
     def _page_errors(self, errors: list[str], failed_scripts: list[str]) -> Gate:
         if not errors and not failed_scripts:
@@ -252,6 +304,30 @@ def imgs_loaded_gate(report: Mapping[str, Any]) -> Gate:
     if too_many is not None:
         return too_many
     return Gate("imgs_loaded", True, f"all {len(images)} <img> loaded" if images else "no <img> elements")
+
+
+def imgs_shown_gate(report: Mapping[str, Any]) -> Gate | None:
+    """Of the <img> that loaded, at least one is shown; None when none loaded (``imgs_loaded`` speaks of those)."""
+    images = _measured_images(report)
+    if images is None:
+        return None
+    loaded = [
+        (position, image)
+        for position, image in enumerate(images, 1)
+        if image.get("complete") and int(image.get("natural_width") or 0) > 0
+    ]
+    if not loaded:
+        return None
+    shown = [position for position, image in loaded if image.get("visible")]
+    if shown:
+        return Gate("imgs_shown", True, f"{len(shown)} of the {len(loaded)} loaded <img> shown")
+    listed = ", ".join(_img_label(position, image) for position, image in loaded[:5]) + (" ..." if len(loaded) > 5 else "")
+    return Gate(
+        "imgs_shown",
+        False,
+        f"none of the {len(loaded)} <img> that loaded is shown (display: none, visibility: hidden, opacity: 0 "
+        f"or no size): {listed}",
+    )
 
 
 def _why_not_loaded(image: Mapping[str, Any], blocked: set[str], missing: set[str]) -> str:

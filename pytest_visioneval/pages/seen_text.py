@@ -36,6 +36,7 @@ MAX_NODES = 4000  # text nodes judged by hit-testing; past it, by their style al
 MAX_UNSEEN = 1000  # unseen text nodes listed (the character counts are exact)
 MAX_UNSEEN_TEXT = 160  # characters of each listed node
 MAX_TABLES = 50
+MAX_FIRST_SCREEN = 4000  # characters of the text seen on the first screen (render_check's text_legible reads it back)
 MAX_LISTED = 10
 # Scroll positions the text below the first screen is judged at (each costs a layout and a hit test of the page);
 # on a longer page, these are spread over it and the rest is judged by its style alone (chars["unjudged"]).
@@ -261,6 +262,7 @@ SEEN_JS = r"""
   for (const entry of nodes) {
     for (const p of entry.points) {
       p.miss = inView(p.x, p.y) ? judge(p.x, p.y, entry.parent) : {state: 'off-screen', el: entry.parent, why: 'off-screen'};
+      if (!p.miss) entry.first = true;  // seen on the first screen, as the viewport capture shows it
       if (p.miss) toBand({entry, p, docX: p.x + startX, docY: p.y + startY}, true);
     }
   }
@@ -307,7 +309,7 @@ SEEN_JS = r"""
   };
   const counts = {seen: 0, hidden: 0, covered: 0, clipped: 0, 'off-screen': 0, faint: 0};
   let seenNodes = 0;
-  const parts = [], unseen = [], blocks = new Map(), covers = new Map(), seenParents = new Set();
+  const parts = [], firstParts = [], unseen = [], blocks = new Map(), covers = new Map(), seenParents = new Set();
   for (const entry of nodes) {
     if (!entry.verdict && entry.points.length) {
       const missed = entry.points.filter((p) => p.miss);
@@ -328,6 +330,7 @@ SEEN_JS = r"""
     const v = entry.verdict;
     if (!v) {
       counts.seen += n; seenNodes++; parts.push(entry.node.data);
+      if (entry.first) firstParts.push(entry.node.data);
       continue;
     }
     if (v.state === 'off-screen') v.el = offPage(entry.parent);
@@ -416,6 +419,7 @@ SEEN_JS = r"""
       covering: largest(covers, (el) => ({viewport_share: Math.round(area(el) * 1000) / 1000})),
       unseen,
       tables,
+      first_screen: firstParts.join(' ').slice(0, maxText),
     },
   };
 })"""
@@ -451,7 +455,9 @@ def take_seen_text(value: dict[str, Any]) -> tuple[str, dict[str, Any]]:
         listed(item) | {"items": int(item["items"]), "exempt": None if item["exempt"] is None else str(item["exempt"])[:120]}
         for item in measured["hidden_blocks"][:MAX_LISTED]
     ]
+    first_screen = measured.get("first_screen", "")
     record = {
+        "first_screen": first_screen[:MAX_FIRST_SCREEN] if isinstance(first_screen, str) else "",
         "chars": chars,
         "seen_items": int(measured["seen_items"]),
         "measure_ms": int(measured["measure_ms"]),

@@ -159,6 +159,7 @@ def test_a_correct_rendered_page_passes_every_gate(rendered: Callable[..., dict[
         "text_shown",
         "tables_filled",
         "imgs_loaded",
+        "imgs_shown",
         "img_sources",
     ]
     assert all(g.passed for g in result.values()), result
@@ -273,13 +274,41 @@ def test_the_current_render_wins_over_a_replayed_one(case: Any) -> None:
 
 
 # -- what a person sees, in real Chromium -----------------------------------------
-SEEN_GATES = ("no_page_errors", "not_covered", "text_shown", "tables_filled")
+SEEN_GATES = ("no_page_errors", "not_covered", "text_shown", "tables_filled", "text_legible")
 
 
 @pytest.mark.parametrize("variant", sorted(LEGIT))
 def test_legitimate_pages_pass_what_a_person_sees(rendered: Callable[..., dict[str, Any]], variant: str) -> None:
     result = rendered(LEGIT[variant](SHOP))
     assert all(result[name].passed for name in SEEN_GATES), {name: result[name].reason for name in SEEN_GATES}
+
+
+@pytest.mark.parametrize(
+    "style",
+    ["body{filter:blur(4px)}", "body{transform:rotate(180deg)}", "body{transform:scaleX(-1)}", "*{font-size:3px!important}"],
+)
+def test_text_no_one_can_read_fails_text_legible(rendered: Callable[..., dict[str, Any]], style: str) -> None:
+    # the DOM still says every word is seen: only the capture shows that none can be read
+    result = rendered(with_body_end(SHOP, f"<style>{style}</style>"))
+    assert result["text_shown"].passed and result["not_covered"].passed
+    gate = result["text_legible"]
+    assert not gate.passed
+    assert re.match(r"tesseract reads \d+ of the \d+ words the page shows \(\d+%\) in \S+\.png; need 50%", gate.reason)
+
+
+@pytest.mark.parametrize("style", ["img{visibility:hidden}", "img{display:none}", "img{opacity:0}"])
+def test_pictures_made_and_hidden_fail_imgs_shown(rendered: Callable[..., dict[str, Any]], style: str) -> None:
+    result = rendered(with_body_end(GOOD_PAGE, f"<style>{style}</style>"), FILES)
+    assert result["imgs_loaded"].passed
+    gate = result["imgs_shown"]
+    assert not gate.passed
+    assert gate.reason.startswith("none of the 3 <img> that loaded is shown (display: none, visibility: hidden, opacity: 0")
+
+
+def test_one_picture_of_several_shown_passes_imgs_shown(rendered: Callable[..., dict[str, Any]]) -> None:
+    gate = rendered(with_body_end(GOOD_PAGE, "<style>img+img{display:none}</style>"), FILES)["imgs_shown"]
+    assert gate.passed
+    assert gate.reason == "1 of the 3 loaded <img> shown"
 
 
 def test_a_page_with_every_legitimate_hiding_passes(rendered: Callable[..., dict[str, Any]]) -> None:
