@@ -5,7 +5,8 @@ the DOM's text, less what is hidden, covered, clipped or off the page). The DOM
 cannot say whether that text can be *read*: a CSS blur or a transform
 (upside down, mirrored, squashed), letters shrunk to 3 px or spaced apart, a
 layer painted by a pseudo-element leave every word "seen" in the DOM and none
-legible on the screen. So the capture a person would look at (the full page
+legible on the screen; a veil over the page, or its content at a tenth of
+its opacity, leaves the words faint. So the capture a person would look at (the full page
 when there is one, else the last screenshot) is read with tesseract (the same
 first look as ``use: text``), and each of the page's words is looked for among
 the words read: the same word, or for words of five letters or more one edit
@@ -34,6 +35,10 @@ from .base import Gate
 MIN_LEGIBLE = 0.5
 MIN_WORDS = 4  # fewer words than this: too few to judge by share (a page of two words read as one)
 SHOWN = 8  # words quoted in a failing reason
+# Grey levels (0-255) between a line's ink and its ground (5th to 95th percentile in its box) below which a
+# person can barely make it out: black text at 12% opacity on white spans about 30; the palest legitimate
+# text of the shipped pages (grey captions, white on a light button) 90 or more.
+FAINT_CONTRAST = 45
 _WORD = re.compile(r"[A-Za-z0-9$€£%]+")
 
 
@@ -54,11 +59,24 @@ def page_words(text: str) -> list[str]:
 
 
 def legibility(shown_text: str, capture_name: str, capture: Image.Image) -> Legibility:
-    """How many of the words of ``shown_text`` (what the page shows in ``capture``) tesseract reads back in it."""
-    from .ocr import ocr_lines
+    """How many of the words of ``shown_text`` (what the page shows in ``capture``) tesseract reads back in it.
+
+    Words on a line that stands out from its surroundings by less than ``FAINT_CONTRAST`` grey levels do not
+    count: OCR reads text through a veil or at a tenth of its opacity that a person can barely make out.
+    """
+    import numpy as np
+
+    from .ocr import Page, first_look, grayscale, ink_on_white
 
     wanted = page_words(shown_text)
-    read = set(page_words(" ".join(ocr_lines(capture))))
+    gray = grayscale(capture)
+    greys = np.asarray(gray, dtype=np.float32)
+    read: set[str] = set()
+    for line in first_look(Page(gray, ink_on_white(gray)), "eng"):
+        left, top, right, bottom = line.box
+        inside = greys[max(0, top) : bottom, max(0, left) : right]
+        if inside.size and float(np.percentile(inside, 95) - np.percentile(inside, 5)) >= FAINT_CONTRAST:
+            read.update(page_words(line.text))
     unread = tuple(w for w in wanted if not _read(w, read))
     return Legibility(capture_name, tuple(wanted), unread)
 
@@ -79,8 +97,8 @@ def legible_gate(found: Legibility, least: float) -> Gate:
     return Gate(
         "text_legible",
         False,
-        f"{said}; need {least:.0%}: the text is there but cannot be read (blurred, turned, squashed, too small "
-        f"or painted over?); not read: {_listed(found.unread)}",
+        f"{said}; need {least:.0%}: the text is there but cannot be read (blurred, turned, squashed, too small, "
+        f"faint or painted over?); not read: {_listed(found.unread)}",
     )
 
 

@@ -60,7 +60,8 @@ unless set to ``false``:
   the page shows (``visible_text``), at least ``min_legible`` (default 0.5)
   are read back by tesseract from the full-page capture (else, of the text
   seen on the first screen, from the last screenshot); a blurred, turned, mirrored, squashed or shrunk page shows
-  its text to the DOM and to nobody else (:mod:`.page_legible`). Pages
+  its text to the DOM and to nobody else, and a faint line (ink within 45
+  grey levels of its ground) does not count (:mod:`.page_legible`). Pages
   showing fewer than four words are not judged; ``legible: false`` turns
   it off.
 * ``tables_filled``  - every rendered ``<table>`` with a header (a

@@ -9,10 +9,10 @@ from pytest_visioneval.graders.page_legible import legibility, legible_gate, pag
 TEXT = "Harbor Stoneware Mug $24 Hand glazed stoneware, holds 350 ml. Add to cart"
 
 
-def drawn(text: str, size: tuple[int, int] = (900, 200)) -> Image.Image:
+def drawn(text: str, size: tuple[int, int] = (900, 200), ink: tuple[int, int, int] = (20, 20, 20)) -> Image.Image:
     image = Image.new("RGB", size, "white")
     font = ImageFont.truetype("DejaVuSans.ttf", 26)
-    ImageDraw.Draw(image).multiline_text((20, 20), text.replace(". ", ".\n"), fill=(20, 20, 20), font=font, spacing=12)
+    ImageDraw.Draw(image).multiline_text((20, 20), text.replace(". ", ".\n"), fill=ink, font=font, spacing=12)
     return image
 
 
@@ -35,3 +35,10 @@ def test_blurred_or_turned_text_does_not() -> None:
         gate = legible_gate(found, 0.5)
         assert not gate.passed
         assert "cannot be read" in gate.reason and "'harbor'" in gate.reason
+
+
+def test_faint_text_does_not_count_though_ocr_reads_it() -> None:
+    # black at about 12% opacity on white: OCR still reads it, a person barely sees it
+    assert legibility(TEXT, "fullpage.png", drawn(TEXT, ink=(225, 225, 225))).share == 0.0
+    # a pale grey caption is still text a person reads
+    assert legibility(TEXT, "fullpage.png", drawn(TEXT, ink=(150, 150, 150))).share >= 0.9
