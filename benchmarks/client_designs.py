@@ -33,7 +33,9 @@ import statistics
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from pytest_visioneval.testing import FakeOpenAIServer
 
@@ -88,11 +90,18 @@ def run_async(base_url: str, cases: int, concurrency: int) -> None:
     asyncio.run(main())
 
 
-def _in_threads(cases: int, concurrency: int, case: object) -> None:
+def _in_threads(cases: int, concurrency: int, client: Any, call: Callable[[Callable[[], Any]], Any]) -> None:
+    """Each case on a pool thread: its generation, then its judge call, each sent through ``call``."""
     from concurrent.futures import ThreadPoolExecutor
 
+    def case(number: int) -> None:
+        image = call(lambda: client.images.generate(**generation_request(number)))
+        b64 = image.data[0].b64_json
+        reply = call(lambda: client.chat.completions.create(**judge_request(b64)))
+        json.loads(reply.choices[0].message.content)
+
     with ThreadPoolExecutor(concurrency + SPARE_THREADS) as pool:
-        list(pool.map(case, range(cases)))  # type: ignore[arg-type]
+        list(pool.map(case, range(cases)))
 
 
 def run_threads(base_url: str, cases: int, concurrency: int, slots: bool) -> None:
@@ -119,13 +128,7 @@ def run_threads(base_url: str, cases: int, concurrency: int, slots: bool) -> Non
         with limit:
             return send()  # type: ignore[operator]
 
-    def case(number: int) -> None:
-        image = call(lambda: client.images.generate(**generation_request(number)))  # type: ignore[call-overload]
-        b64 = image.data[0].b64_json  # type: ignore[attr-defined]
-        reply = call(lambda: client.chat.completions.create(**judge_request(b64)))  # type: ignore[call-overload]
-        json.loads(reply.choices[0].message.content)  # type: ignore[attr-defined]
-
-    _in_threads(cases, concurrency, case)
+    _in_threads(cases, concurrency, client, call)
 
 
 def run_threads_to_loop(base_url: str, cases: int, concurrency: int) -> None:
@@ -150,13 +153,7 @@ def run_threads_to_loop(base_url: str, cases: int, concurrency: int) -> None:
     def call(send: object) -> object:
         return asyncio.run_coroutine_threadsafe(limited(send), loop).result()
 
-    def case(number: int) -> None:
-        image = call(lambda: client.images.generate(**generation_request(number)))  # type: ignore[call-overload]
-        b64 = image.data[0].b64_json  # type: ignore[attr-defined]
-        reply = call(lambda: client.chat.completions.create(**judge_request(b64)))  # type: ignore[call-overload]
-        json.loads(reply.choices[0].message.content)  # type: ignore[attr-defined]
-
-    _in_threads(cases, concurrency, case)
+    _in_threads(cases, concurrency, client, call)
 
 
 def child(design: str, base_url: str, cases: int, concurrency: int) -> None:
