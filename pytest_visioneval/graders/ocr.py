@@ -423,16 +423,25 @@ def _where(tally: Tally) -> str:
     return f" (only found inside {_quote(tally.inside)})" if tally.inside else ""
 
 
+def tesseract_installed() -> bool:
+    return shutil.which(pytesseract.pytesseract.tesseract_cmd) is not None
+
+
 def require_tesseract() -> None:
-    if shutil.which(pytesseract.pytesseract.tesseract_cmd) is None:
+    if not tesseract_installed():
         raise GraderError(NOT_INSTALLED)
 
 
 # -- reading ----------------------------------------------------------------
 def ocr_lines(image: Image.Image, lang: str = "eng") -> list[str]:
     """The lines tesseract reads in ``image`` at the first look (:func:`first_look`)."""
+    return [line.text for line in looked_at(image, lang)[1]]
+
+
+def looked_at(image: Image.Image, lang: str = "eng") -> tuple[Image.Image, list[ReadLine]]:
+    """``image`` in greyscale as it was read (:func:`grayscale`), and its lines at the first look, with their boxes there."""
     gray = grayscale(image)
-    return [line.text for line in first_look(Page(gray, ink_on_white(gray)), lang)]
+    return gray, first_look(Page(gray, ink_on_white(gray)), lang)
 
 
 def prepare(image: Image.Image) -> Image.Image:

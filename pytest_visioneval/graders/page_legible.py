@@ -66,13 +66,13 @@ def legibility(shown_text: str, capture_name: str, capture: Image.Image) -> Legi
     """
     import numpy as np
 
-    from .ocr import Page, first_look, grayscale, ink_on_white
+    from .ocr import looked_at
 
     wanted = page_words(shown_text)
-    gray = grayscale(capture)
+    gray, lines = looked_at(capture)
     greys = np.asarray(gray, dtype=np.float32)
     read: set[str] = set()
-    for line in first_look(Page(gray, ink_on_white(gray)), "eng"):
+    for line in lines:
         left, top, right, bottom = line.box
         inside = greys[max(0, top) : bottom, max(0, left) : right]
         if inside.size and float(np.percentile(inside, 95) - np.percentile(inside, 5)) >= FAINT_CONTRAST:

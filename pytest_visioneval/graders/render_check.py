@@ -190,11 +190,7 @@ class RenderCheckGrader:
 
     def _legible(self, report: Mapping[str, Any], captures: Sequence[Artifact]) -> Gate | None:
         """The page's words read back from its capture (:mod:`.page_legible`); None when it shows too few to judge."""
-        import shutil
-
-        import pytesseract
-
-        from .ocr import NOT_INSTALLED
+        from .ocr import NOT_INSTALLED, tesseract_installed
 
         whole = [a for a in captures if a.name == "fullpage.png"]
         if whole:
@@ -204,7 +200,7 @@ class RenderCheckGrader:
             capture, text = captures[-1], str(seen.get("first_screen") or "") if isinstance(seen, dict) else ""
         if len(page_words(text)) < MIN_WORDS:
             return None
-        if shutil.which(pytesseract.pytesseract.tesseract_cmd) is None:
+        if not tesseract_installed():
             missing = NOT_INSTALLED.replace("the text grader", "render_check's text_legible")
             return Gate("text_legible", False, missing + "; or set legible: false")
         try:
