@@ -74,19 +74,24 @@ def not_covered_gate(report: Mapping[str, Any], max_share: float, max_viewport: 
     chars = record["chars"]
     covered, painted = int(chars.get("covered", 0)), _painted(chars)
     covering = [c for c in record.get("covering") or () if isinstance(c, dict)]
-    if not covered or not painted:
+    pictures = int((record.get("drawn") or {}).get("covered", 0))
+    if (not covered or not painted) and not pictures:
         return Gate("not_covered", True, f"no text is covered {at_capture(report)}")
-    share = covered / painted
+    share = covered / painted if painted else 0.0
     top = covering[0] if covering else {"element": "another element", "viewport_share": 0.0}
     wide = next((c for c in covering if float(c.get("viewport_share", 0)) >= max_viewport), None)
     if wide is not None:
+        drawn = int(wide.get("drawn") or 0)
+        also = f" and {drawn} picture(s) or drawn shape(s)" if drawn else ""
         return Gate(
             "not_covered",
             False,
             f"{wide['element']} covers {float(wide['viewport_share']):.0%} of the viewport and {int(wide['chars'])} characters "
-            f"of the page's text {at_capture(report)} ({share:.0%} of its text is covered; "
+            f"of the page's text{also} {at_capture(report)} ({share:.0%} of its text is covered; "
             f"an element over {max_viewport:.0%} of the viewport may cover none)",
         )
+    if not covered or not painted:  # pictures under something small (a badge, a caption): a page working as meant
+        return Gate("not_covered", True, f"no text is covered {at_capture(report)}")
     passed = share <= max_share
     return Gate(
         "not_covered",
@@ -113,6 +118,17 @@ def text_shown_gate(report: Mapping[str, Any], max_faint: float) -> Gate:
             f"{biggest['element']} is {what} {at_capture(report)}: it holds {int(biggest['items'])} pieces of content "
             f"(text, pictures or drawn shapes; {int(biggest['chars'])} characters of text), "
             f"as many as or more than the {shown_items} the page shows",
+        )
+    together = sum(int(b.get("items", 0)) for b in blocks)
+    if biggest is not None and len(blocks) > 1 and together >= max(1, shown_items):
+        # Cut into pieces (each section its own block, as when the page's body clips them): counted together.
+        what = describe(str(biggest["state"]), str(biggest["why"]), str(biggest.get("by") or biggest["element"]))
+        return Gate(
+            "text_shown",
+            False,
+            f"{len(blocks)} parts of the page are not seen {at_capture(report)} (the largest, {biggest['element']}, is "
+            f"{what}): together they hold {together} pieces of content, as many as or more than the {shown_items} "
+            "the page shows",
         )
     painted = _painted(chars)
     faint = int(chars.get("faint", 0))

@@ -33,6 +33,17 @@ Gates:
   hidden``, ``opacity: 0``, and with a size): pictures made and then hidden
   leave the page without them, as a person sees it. A carousel or tabs show
   one of several, which passes.
+* ``graphics_shown`` - (on unless ``graphics_shown: false``) of the drawn pictures
+  (``<svg>`` not inside another, ``<canvas>``, ``<video>``) that take room on the
+  page (16 px or more each way), at least one is shown: not ``visibility:
+  hidden``, ``opacity: 0`` or an opacity under 0.1 over its ancestors. A sprite
+  sheet or an off-screen canvas is ``display: none`` and takes no room, so it
+  is not counted. Not applied when the page has none.
+* ``text_kept``      - (on unless ``text_kept: false``) the words the page's source
+  writes in its body are still in its DOM at the capture, hidden or not (at
+  least 30% of them): its scripts did not take the content away (see
+  :mod:`.page_kept`). Not applied to a page whose source writes fewer than 12
+  words (it builds its content by script).
 * ``img_sources``    - (with ``img_sources: true``) every ``<img>`` shows an image
   file of the model's output, by the URL the browser resolved: a file that
   decodes as an image (or an SVG), not the page itself and not a capture the
@@ -87,6 +98,7 @@ from ..errors import GraderError
 from .base import Gate, Grade, GradeContext, Metric
 from .imaging import content_share as pixel_content_share
 from .imaging import decode, rgb_array
+from .page_kept import text_kept_gate
 from .page_legible import MIN_LEGIBLE, MIN_WORDS, legibility, legible_gate, page_words
 from .page_seen import (
     MAX_COVER_VIEWPORT,
@@ -96,7 +108,7 @@ from .page_seen import (
     tables_filled_gate,
     text_shown_gate,
 )
-from .rendered import REPORT_NAME, OutputImages, read_report, screenshots
+from .rendered import DOM_NAME, REPORT_NAME, OutputImages, latest, read_report, screenshots
 
 _TOLERANCE = 16  # of 255: anti-aliasing and JPEG-like noise stay below it
 _LABEL = 80  # characters of an <img> src quoted in a reason
@@ -113,6 +125,8 @@ class RenderCheckGrader:
             "imgs_loaded": {"type": "boolean", "default": True},
             "img_sources": {"type": "boolean", "default": False},
             "imgs_shown": {"type": "boolean", "default": True},
+            "graphics_shown": {"type": "boolean", "default": True},
+            "text_kept": {"type": "boolean", "default": True},
             "not_covered": {"type": "boolean", "default": True},
             "max_covered_share": {"type": "number", "minimum": 0, "maximum": 1, "default": MAX_COVERED_SHARE},
             "max_cover_viewport": {"type": "number", "exclusiveMinimum": 0, "maximum": 1, "default": MAX_COVER_VIEWPORT},
@@ -131,6 +145,8 @@ class RenderCheckGrader:
         self.imgs_loaded: bool = bool(options.get("imgs_loaded", True))
         self.img_sources: bool = bool(options.get("img_sources", False))
         self.imgs_shown: bool = bool(options.get("imgs_shown", True))
+        self.graphics_shown: bool = bool(options.get("graphics_shown", True))
+        self.text_kept: bool = bool(options.get("text_kept", True))
         self.not_covered: bool = bool(options.get("not_covered", True))
         self.max_covered_share: float = float(options.get("max_covered_share", MAX_COVERED_SHARE))
         self.max_cover_viewport: float = float(options.get("max_cover_viewport", MAX_COVER_VIEWPORT))
@@ -173,6 +189,10 @@ class RenderCheckGrader:
             gates.append(text_shown_gate(report, self.max_faint_share))
         if self.tables_filled:
             gates.append(tables_filled_gate(report))
+        if self.text_kept:
+            kept = self._kept(report, artifacts)
+            if kept is not None:
+                gates.append(kept)
         if self.legible:
             legible = self._legible(report, captures)
             if legible is not None:
@@ -183,10 +203,22 @@ class RenderCheckGrader:
             shown = imgs_shown_gate(report)
             if shown is not None:
                 gates.append(shown)
+        if self.graphics_shown:
+            drawn = graphics_shown_gate(report)
+            if drawn is not None:
+                gates.append(drawn)
         if self.img_sources:
             gates.append(img_sources_gate(report, OutputImages(artifacts)))
         reason = f"blank: {', '.join(blank)}" if blank else "none blank"
         return Grade(gates=tuple(gates), metrics=(Metric("blank_captures", len(blank), reason, higher_is_better=False),))
+
+    def _kept(self, report: Mapping[str, Any], artifacts: Sequence[Artifact]) -> Gate | None:
+        """The source's words still in the DOM at the capture (:mod:`.page_kept`); None without both to compare."""
+        dom = latest(artifacts, DOM_NAME)
+        pages = [a for a in artifacts if a.kind == "html"]
+        entry = str(report.get("entry") or "")
+        source = next((a for a in pages if a.name == entry), pages[0] if pages else None)
+        return None if dom is None or source is None else text_kept_gate(source.data, dom.data, source.name)
 
     def _legible(self, report: Mapping[str, Any], captures: Sequence[Artifact]) -> Gate | None:
         """The page's words read back from its capture (:mod:`.page_legible`); None when it shows too few to judge."""
@@ -324,6 +356,26 @@ def imgs_shown_gate(report: Mapping[str, Any]) -> Gate | None:
         False,
         f"none of the {len(loaded)} <img> that loaded is shown (display: none, visibility: hidden, opacity: 0 "
         f"or no size): {listed}",
+    )
+
+
+def graphics_shown_gate(report: Mapping[str, Any]) -> Gate | None:
+    """Of the drawn pictures (svg, canvas, video) that take room on the page, at least one is shown.
+
+    None when the page has none, or its report predates the measurement.
+    """
+    graphics = report.get("graphics")
+    if not isinstance(graphics, Mapping) or not int(graphics.get("laid_out") or 0):
+        return None
+    laid_out, shown = int(graphics["laid_out"]), int(graphics.get("shown") or 0)
+    if shown:
+        return Gate("graphics_shown", True, f"{shown} of the {laid_out} drawn pictures (svg, canvas, video) shown")
+    listed = ", ".join(str(label) for label in graphics.get("unseen") or ())
+    return Gate(
+        "graphics_shown",
+        False,
+        f"none of the {laid_out} drawn pictures (svg, canvas, video) that take room on the page is shown "
+        f"(visibility: hidden, opacity under 0.1): {listed}",
     )
 
 

@@ -1,7 +1,9 @@
 """Page mutants a person sees at once and the DOM hides: covered or hidden content, content that comes late.
 
 Occlusion: a full-screen "Loading..." overlay, the main section or a table
-hidden by CSS, the top of the page covered by a fixed bar. Timing: the
+hidden by CSS, the top of the page covered by a fixed bar (each layer painted by
+an element or by a ::before/::after of the page's root, with or without pointer
+events). Timing: the
 content shown only seconds after load (a placeholder until then, longer than
 any capture waits), a library script that fails to load, a table whose rows
 never arrive. The text stays in the DOM in every one of them.
@@ -79,18 +81,31 @@ def _colour(rng: random.Random) -> str:
     return f"#{rng.randint(0, 0xFFFFFF):06x}"
 
 
+# What paints a covering layer: an element of its own, or a ::before/::after of <body> or <html>, which has
+# no element for the DOM to list (a hit test answers the page's own <body>), optionally without pointer events.
+_PAINTERS = ("element", "body::after", "body::before", "html::after")
+
+
+def _layer(rng: random.Random, box: str, text: str) -> tuple[str, str]:
+    """A fixed layer at ``box`` (CSS) showing ``text``, painted by a random painter: (its markup, the painter)."""
+    painter = rng.choice(_PAINTERS)
+    layer = f"position:fixed;{box};z-index:2147483647;font:20px sans-serif;padding:8px;box-sizing:border-box"
+    if rng.random() < 0.5:
+        layer += ";pointer-events:none"
+    if painter == "element":
+        return f'<div style="{layer}">{text}</div>', painter
+    return f"<style>{painter}{{content:'{text}';{layer}}}</style>", painter
+
+
 def _overlay(subject: PageSubject, rng: random.Random) -> Variant:
     opacity = round(rng.uniform(0.92, 1.0), 2)
     background = _colour(rng)
-    overlay = (
-        f'<div style="position:fixed;inset:0;z-index:2147483647;background:{background};opacity:{opacity};'
-        'display:flex;align-items:center;justify-content:center;font:24px sans-serif">Loading...</div>'
-    )
-    params = {"background": background, "opacity": opacity}
+    markup, painter = _layer(rng, f"inset:0;background:{background};opacity:{opacity}", "Loading...")
+    params = {"background": background, "opacity": opacity, "painter": painter}
     return Variant(
         params,
-        f"a full-screen 'Loading...' overlay ({background}, opacity {opacity})",
-        subject.with_html(before_body_end(subject.html, overlay)),
+        f"a full-screen 'Loading...' overlay ({background}, opacity {opacity}, painted by {painter})",
+        subject.with_html(before_body_end(subject.html, markup)),
     )
 
 
@@ -100,13 +115,12 @@ def _bar(subject: PageSubject, rng: random.Random) -> Variant:
     # Anchored at the top, where every page's content starts: a bar over the empty bottom of a short
     # page hides nothing a person needs, so it would not be a broken output.
     edge = "top"
-    bar = (
-        f'<div style="position:fixed;{edge}:0;left:0;right:0;height:{height}vh;z-index:2147483647;'
-        f'background:{background};font:16px sans-serif;padding:8px">Menu</div>'
-    )
-    params = {"height_vh": height, "edge": edge, "background": background}
+    markup, painter = _layer(rng, f"{edge}:0;left:0;right:0;height:{height}vh;background:{background}", "Menu")
+    params = {"height_vh": height, "edge": edge, "background": background, "painter": painter}
     return Variant(
-        params, f"a fixed bar covering the {edge} {height}% of the window", subject.with_html(before_body_end(subject.html, bar))
+        params,
+        f"a fixed bar covering the {edge} {height}% of the window, painted by {painter}",
+        subject.with_html(before_body_end(subject.html, markup)),
     )
 
 

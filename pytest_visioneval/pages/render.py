@@ -182,6 +182,8 @@ class RenderResult:
     visibility: dict[str, Any] | None = None
     visible_text: str | None = None
     text: dict[str, Any] | None = None  # what text a person sees and why the rest is not seen (see seen_text)
+    # Drawn pictures (svg, canvas, video) that take room: {"laid_out": n, "shown": m, "unseen": [labels]}.
+    graphics: dict[str, Any] | None = None
     # When the protocol captures the page: the last viewport screenshot, (screenshots - 1) intervals after the load
     # event (fixed by the options, so reasons that name it read the same in every run); and when it was looked at.
     capture_after_load_s: float | None = None
@@ -216,6 +218,7 @@ class RenderResult:
             "captures": capture_names(len(self.screenshots), self.full_page is not None),
             "images": self.images,
             "images_total": self.images_total,
+            "graphics": self.graphics,
             "visibility": self.visibility,
             "visible_text": self.visible_text,
             "text": self.text,
@@ -611,9 +614,25 @@ _MEASURE_JS = (
     return {display: cs.display, visibility: cs.visibility, opacity: Number(cs.opacity),
             content_visibility: cs.contentVisibility};
   };
+  // Drawn pictures (<svg> not inside another, <canvas>, <video>) that take room in the layout (16 px or more
+  // each way): how many, and how many a person sees. display:none leaves no room, so a sprite sheet or an
+  // off-screen canvas is not counted; visibility:hidden or an opacity under 0.1 keeps the room, unseen.
+  const faded = (el) => {
+    let o = 1;
+    for (let e = el; e; e = e.parentElement) o *= Number(getComputedStyle(e).opacity);
+    return o < 0.1;
+  };
+  const drawn = all('svg:not(svg svg), canvas, video').filter((el) => {
+    const r = el.getBoundingClientRect();
+    return r.width >= 16 && r.height >= 16;
+  });
+  const drawnShown = drawn.filter((el) => seen(el) && !faded(el));
   const root = docGet('documentElement');
   const body = docGet('body');
-  return {images, images_total: imgs.length, visibility: {html: style(root), body: style(body)}};
+  return {images, images_total: imgs.length, visibility: {html: style(root), body: style(body)},
+          graphics: {laid_out: drawn.length, shown: drawnShown.length,
+                     unseen: drawn.filter((el) => !drawnShown.includes(el)).slice(0, 5).map((el) => el.tagName.toLowerCase()
+                       + (el.id ? '#' + el.id.slice(0, 40) : ''))}};
 })"""
 )
 
@@ -686,6 +705,12 @@ def _take_measurement(value: Any, seen: Any, result: RenderResult) -> None:
     visibility = {key: _style_record(value["visibility"][key]) for key in ("html", "body")}
     text, record = take_seen_text(seen)
     result.images, result.images_total = images, int(value["images_total"])
+    graphics = value["graphics"]
+    result.graphics = {
+        "laid_out": int(graphics["laid_out"]),
+        "shown": int(graphics["shown"]),
+        "unseen": [str(label)[:60] for label in graphics["unseen"][:5]],
+    }
     result.visibility, result.visible_text, result.text = visibility, text[:_MAX_TEXT], record
 
 

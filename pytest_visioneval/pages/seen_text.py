@@ -68,6 +68,10 @@ SEEN_JS = r"""
   for (const el of all('*')) {
     if (cs(el).pointerEvents === 'none') el.style.setProperty('pointer-events', 'auto', 'important');
   }
+  // The same for what ::before and ::after paint (a sheet of the measurement's own; CSP does not govern it).
+  const lifting = new CSSStyleSheet();
+  lifting.replaceSync('*::before, *::after { pointer-events: auto !important; }');
+  document.adoptedStyleSheets = [...document.adoptedStyleSheets, lifting];
   const seen = (el) => el.checkVisibility({opacityProperty: true, visibilityProperty: true});
   const whyHidden = (el) => {  // the outermost element that hides el
     let found = null;
@@ -104,6 +108,33 @@ SEEN_JS = r"""
     const bg = rgba(s.backgroundColor);
     return MEDIA.has(el.tagName) || s.backgroundImage !== 'none' || (s.backdropFilter && s.backdropFilter !== 'none')
       || (bg !== null && bg[3] >= 0.5);
+  };
+  // The ::before or ::after of el that could cover what lies beneath it: laid out apart from the flow
+  // (absolute, fixed, sticky), opaque by opaque()'s rule, opacity 0.5 or more. Null when el has none.
+  const pseudoCovers = new Map();
+  const pseudoCover = (el) => {
+    let found = pseudoCovers.get(el);
+    if (found !== undefined) return found;
+    found = null;
+    for (const pseudo of ['::after', '::before']) {
+      const s = getComputedStyle(el, pseudo);
+      if (['none', 'normal'].includes(s.content) || s.display === 'none' || s.visibility !== 'visible') continue;
+      if (!['absolute', 'fixed', 'sticky'].includes(s.position)) continue;
+      const bg = rgba(s.backgroundColor);
+      const fills = s.backgroundImage !== 'none' || (s.backdropFilter && s.backdropFilter !== 'none')
+        || (bg !== null && bg[3] >= 0.5);
+      if (!fills || Number(s.opacity) * opacity(el) < 0.5) continue;
+      // Used sizes in px of a laid-out pseudo-element; its border box, as an element's area() measures it.
+      const edges = (a, b) => (s.boxSizing === 'border-box' ? 0
+        : parseFloat(s['padding' + a]) + parseFloat(s['padding' + b])
+          + parseFloat(s[`border${a}Width`]) + parseFloat(s[`border${b}Width`]));
+      const w = parseFloat(s.width) + edges('Left', 'Right'), h = parseFloat(s.height) + edges('Top', 'Bottom');
+      const share = w > 0 && h > 0 ? Math.min(1, Math.min(w, vw) * Math.min(h, vh) / (vw * vh)) : null;
+      found = {label: label(el) + pseudo, share};
+      break;
+    }
+    pseudoCovers.set(el, found);
+    return found;
   };
   const clipper = (from, to) => {  // the element between from (inclusive) and to that clips
     for (let e = from; e && e !== to; e = e.parentElement) {
@@ -159,6 +190,24 @@ SEEN_JS = r"""
   };
   const inView = (x, y) => x >= 0 && y >= 0 && x < vw && y < vh;
   // What is at (x, y) for the text of parent: null when seen, else {state, el, why}.
+  // What covers target at a point whose hit-test stack is stack (target not on top): {el, pseudo} or null.
+  const coverOf = (stack, target) => {
+    const top = stack[0];
+    if (top.contains(target)) {
+      // An ancestor on top of its own content paints there with a ::before or ::after (a cookie wall on body).
+      const pc = stack.indexOf(target) > 0 ? pseudoCover(top) : null;
+      return pc ? {el: top, pseudo: pc} : null;
+    }
+    let cover = null, outer = top;
+    for (let e = top; e && !e.contains(target); e = e.parentElement) {
+      outer = e;
+      if (!cover && opaque(e) && opacity(e) >= 0.5) cover = e;
+    }
+    if (cover) return {el: outer, pseudo: null};
+    const pc = pseudoCover(top);
+    return pc ? {el: top, pseudo: pc} : null;
+  };
+  // What is at (x, y) for the text of parent: null when seen, else {state, el, why}.
   const judge = (x, y, parent) => {
     const stack = stackAt(x, y);
     if (!stack.length) return {state: 'off-screen', el: parent, why: 'off-screen'};
@@ -167,16 +216,12 @@ SEEN_JS = r"""
       const why = faint(parent, stack, 0);
       return why ? {state: 'faint', el: parent, why} : null;
     }
+    const cover = coverOf(stack, parent);
+    if (cover) return {state: 'covered', el: cover.el, why: 'covered', pseudo: cover.pseudo};
     if (top.contains(parent)) {
       const clip = clipper(parent, top);
       return clip ? {state: 'clipped', el: clip.el, why: clip.why} : null;
     }
-    let cover = null, outer = top;
-    for (let e = top; e && !e.contains(parent); e = e.parentElement) {
-      outer = e;
-      if (!cover && opaque(e) && opacity(e) >= 0.5) cover = e;
-    }
-    if (cover) return {state: 'covered', el: outer, why: 'covered'};
     const at = stack.indexOf(parent);
     if (at < 0) {  // not painted here
       const clip = clipper(parent, null);
@@ -266,15 +311,37 @@ SEEN_JS = r"""
       if (p.miss) toBand({entry, p, docX: p.x + startX, docY: p.y + startY}, true);
     }
   }
-  for (const item of far) toBand(item, false);
+  // The viewport takes its overflow from <html>, or from <body> when <html>'s is visible: hidden or clip there
+  // and a person cannot scroll to what lies beyond the first screen (a script still can, so no band is judged).
+  const viewportClip = (axis) => {
+    const from = cs(root)[axis] !== 'visible' ? root : body;
+    return ['hidden', 'clip'].includes(cs(from)[axis]) ? from : null;
+  };
+  const stuckX = viewportClip('overflowX'), stuckY = viewportClip('overflowY');
+  for (const item of far) {
+    const beyond = item.docY - startY >= vh ? stuckY : (item.docX - startX >= vw ? stuckX : null);
+    if (beyond) item.entry.verdict = {state: 'clipped', el: beyond, why: 'overflow:hidden'};
+    else toBand(item, false);
+  }
   const ordered = Array.from(bands.values()).sort((a, b) => a.by - b.by || a.bx - b.bx);
   const optional = ordered.filter((b) => !b.always);
   const every = Math.max(1, optional.length / maxBands);
   const chosen = new Set(optional.filter((b, i) => Math.floor(i / every) !== Math.floor((i - 1) / every)));
+  // A box a person can scroll: overflow auto or scroll on that axis (hidden and clip scroll only by script).
+  const userScrolls = (el, x, y) => {
+    for (let e = el.parentElement; e && e !== body && e !== root; e = e.parentElement) {
+      const s = cs(e);
+      if (s.overflowX === 'visible' && s.overflowY === 'visible') continue;
+      const axis = (x < 0 || x >= vw) ? s.overflowX : s.overflowY;
+      return axis === 'auto' || axis === 'scroll';
+    }
+    return true;  // the page's own scrolling, judged by band
+  };
   let intoView = 0;
   const judgeAfterScroll = (entry, p) => {
     let r = rectsOf(entry.node)[p.i];
-    if (r && !inView(r.x + r.width / 2, r.y + r.height / 2) && intoView < 50) {
+    if (r && !inView(r.x + r.width / 2, r.y + r.height / 2) && intoView < 50
+        && userScrolls(entry.parent, r.x + r.width / 2, r.y + r.height / 2)) {
       intoView++;  // in a scrolling box of its own
       entry.parent.scrollIntoView({block: 'center', inline: 'center'});
       r = rectsOf(entry.node)[p.i];
@@ -298,7 +365,6 @@ SEEN_JS = r"""
     }
   }
   scrollTo(startX, startY);
-
   const offPage = (el) => {  // the outermost element that is wholly before the page's start, which moved the text away
     let found = el;
     for (let e = el.parentElement; e && e !== body && e !== root; e = e.parentElement) {
@@ -310,6 +376,7 @@ SEEN_JS = r"""
   const counts = {seen: 0, hidden: 0, covered: 0, clipped: 0, 'off-screen': 0, faint: 0};
   let seenNodes = 0;
   const parts = [], firstParts = [], unseen = [], blocks = new Map(), covers = new Map(), seenParents = new Set();
+  const coverShare = new Map();  // a covering ::before or ::after: its own share of the viewport, not its element's
   for (const entry of nodes) {
     if (!entry.verdict && entry.points.length) {
       const missed = entry.points.filter((p) => p.miss);
@@ -337,8 +404,9 @@ SEEN_JS = r"""
     counts[v.state] += n;
     const key = v.state === 'covered' ? v.el : lift(holdsSeen.has(v.el) ? entry.parent : v.el);
     const bucket = v.state === 'covered' ? covers : blocks;
-    const b = bucket.get(key)
-      || {element: label(key), state: v.state, why: v.why, by: label(v.el), hider: v.el, chars: 0, items: 0};
+    if (v.pseudo) coverShare.set(key, v.pseudo);
+    const b = bucket.get(key) || {element: v.pseudo ? v.pseudo.label : label(key), state: v.state, why: v.why,
+      by: v.pseudo ? v.pseudo.label : label(v.el), hider: v.el, chars: 0, items: 0};
     b.chars += n;
     b.items += 1;
     bucket.set(key, b);
@@ -375,7 +443,8 @@ SEEN_JS = r"""
   const exempt = (b) => {
     const el = b.hider;
     if (/^a \d+x\d+ px box$/.test(b.why)) return 'text for screen readers';
-    if (b.state === 'clipped' && shows(el)) return 'partly shown: a carousel or a box of its own';
+    // The page's own root or body clipping its content is not a box of its own: the page is cut short.
+    if (b.state === 'clipped' && shows(el) && el !== body && el !== root) return 'partly shown: a carousel or a box of its own';
     if (b.state !== 'hidden') return null;
     const holder = el.closest(
       'details:not([open]), dialog, nav, [role=dialog], [role=alertdialog], [role=menu], [role=tooltip], [aria-modal=true]');
@@ -386,12 +455,46 @@ SEEN_JS = r"""
     if (twin) return 'one of several alike, another shown (a tab, a slide, a step)';
     return null;
   };
-  const largest = (bucket, extra) => Array.from(bucket.entries()).sort((a, b) => b[1].chars - a[1].chars).slice(0, maxListed)
+  const largest = (bucket, extra) => Array.from(bucket.entries())
+    .sort((a, b) => b[1].chars - a[1].chars || (b[1].drawn || 0) - (a[1].drawn || 0)).slice(0, maxListed)
     .map(([el, b]) => Object.assign(b, extra(el)));
   const hasMedia = (cell) => Array.from(cell.querySelectorAll('img,svg,canvas,video,input,select,button,progress,meter,textarea'))
     .some((e) => seen(e));
   const seenCells = new Set();
   for (const p of seenParents) { const cell = p.closest('td, th'); if (cell) seenCells.add(cell); }
+  // Pictures and drawn shapes on the first screen (img, svg, canvas, video, boxes that paint a background or a
+  // border; 16 px or more of each shown each way), judged at five points each: covered when something covers
+  // three of them. The first 300, in document order.
+  const drawnCovers = new Map();
+  let drawnJudged = 0, drawnCovered = 0;
+  for (const el of all('img,video,canvas,svg:not(svg svg),body *:not(svg *)')) {
+    if (drawnJudged >= 300) break;
+    if (!(MEDIA.has(el.tagName) || paints(el)) || !seen(el)) continue;
+    const r = el.getBoundingClientRect();
+    const x0 = Math.max(r.left, 0), x1 = Math.min(r.right, vw), y0 = Math.max(r.top, 0), y1 = Math.min(r.bottom, vh);
+    if (x1 - x0 < 16 || y1 - y0 < 16) continue;
+    drawnJudged++;
+    let hits = 0, by = null;
+    for (const [fx, fy] of [[0.5, 0.5], [0.25, 0.25], [0.75, 0.25], [0.25, 0.75], [0.75, 0.75]]) {
+      const stack = stackAt(x0 + fx * (x1 - x0), y0 + fy * (y1 - y0));
+      if (!stack.length || stack[0] === el || el.contains(stack[0])) continue;
+      const cover = coverOf(stack, el);
+      if (cover) { hits++; by = cover; }
+    }
+    if (hits < 3) continue;
+    drawnCovered++;
+    const m = drawnCovers.get(by.el) || {pseudo: by.pseudo, count: 0};
+    m.count++;
+    drawnCovers.set(by.el, m);
+  }
+
+  for (const [el, m] of drawnCovers) {
+    if (m.pseudo) coverShare.set(el, m.pseudo);
+    const name = m.pseudo ? m.pseudo.label : label(el);
+    const b = covers.get(el) || {element: name, state: 'covered', why: 'covered', by: name, hider: el, chars: 0, items: 0};
+    b.drawn = (b.drawn || 0) + m.count;
+    covers.set(el, b);
+  }
   const tables = [];
   for (const table of all('table')) {
     if (tables.length >= maxTables) break;
@@ -416,10 +519,15 @@ SEEN_JS = r"""
         .map(([el, b]) => Object.assign(b, {items: b.items + mediaIn(el) + shapesIn(el), exempt: exempt(b), hider: undefined}))
         .sort((a, b) => (a.exempt === null ? 0 : 1) - (b.exempt === null ? 0 : 1) || b.items - a.items).slice(0, maxListed),
       seen_items: seenNodes + shownShapes + all(MEDIA_SELECTOR).filter((e) => seen(e) && box(e).width > 0).length,
-      covering: largest(covers, (el) => ({viewport_share: Math.round(area(el) * 1000) / 1000})),
+      covering: largest(covers, (el) => {
+        const pseudo = coverShare.get(el);
+        const share = pseudo && pseudo.share !== null ? pseudo.share : area(el);
+        return {viewport_share: Math.round(share * 1000) / 1000};
+      }),
       unseen,
       tables,
       first_screen: firstParts.join(' ').slice(0, maxText),
+      drawn: {judged: drawnJudged, covered: drawnCovered},
     },
   };
 })"""
@@ -441,7 +549,11 @@ def take_seen_text(value: dict[str, Any]) -> tuple[str, dict[str, Any]]:
         record |= {"by": str(item["by"])[:120]}
         return record | {"chars": int(item["chars"])}
 
-    covering = [listed(item) | {"viewport_share": float(item["viewport_share"])} for item in measured["covering"][:MAX_LISTED]]
+    covering = [
+        listed(item) | {"viewport_share": float(item["viewport_share"]), "drawn": int(item.get("drawn") or 0)}
+        for item in measured["covering"][:MAX_LISTED]
+    ]
+    drawn = measured.get("drawn") or {}
     unseen = [
         {key: str(item[key])[: MAX_UNSEEN_TEXT if key == "text" else 120] for key in ("text", "state", "element", "why")}
         for item in measured["unseen"][:MAX_UNSEEN]
@@ -463,6 +575,7 @@ def take_seen_text(value: dict[str, Any]) -> tuple[str, dict[str, Any]]:
         "measure_ms": int(measured["measure_ms"]),
         "hidden_blocks": blocks,
         "covering": covering,
+        "drawn": {"judged": int(drawn.get("judged") or 0), "covered": int(drawn.get("covered") or 0)},
         "unseen": unseen,
         "tables": tables,
     }

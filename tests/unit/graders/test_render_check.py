@@ -274,7 +274,7 @@ def test_the_current_render_wins_over_a_replayed_one(case: Any) -> None:
 
 
 # -- what a person sees, in real Chromium -----------------------------------------
-SEEN_GATES = ("no_page_errors", "not_covered", "text_shown", "tables_filled", "text_legible")
+SEEN_GATES = ("no_page_errors", "not_covered", "text_shown", "tables_filled", "text_legible", "text_kept")
 
 
 @pytest.mark.parametrize("variant", sorted(LEGIT))
@@ -311,6 +311,52 @@ def test_one_picture_of_several_shown_passes_imgs_shown(rendered: Callable[..., 
     assert gate.reason == "1 of the 3 loaded <img> shown"
 
 
+DRAWN_PAGE = """<!doctype html><html><body><h1>Orbit</h1><p>Three planets around a star.</p>
+<svg width="120" height="120"><circle cx="60" cy="60" r="40" fill="#fa0"/></svg>
+<canvas id="sky" width="200" height="100"></canvas>
+<svg style="display:none"><symbol id="dot"><circle r="3"/></symbol></svg>
+<svg width="8" height="8"><use href="#dot"/></svg></body></html>"""
+
+
+@pytest.mark.parametrize("style", ["svg,canvas{visibility:hidden}", "svg,canvas{opacity:0}", "body>svg,canvas{opacity:0.05}"])
+def test_drawn_pictures_made_and_hidden_fail_graphics_shown(rendered: Callable[..., dict[str, Any]], style: str) -> None:
+    gate = rendered(with_body_end(DRAWN_PAGE, f"<style>{style}</style>"))["graphics_shown"]
+    assert not gate.passed
+    # the 8 px icon and the display:none sprite sheet take no room that counts
+    assert gate.reason == (
+        "none of the 2 drawn pictures (svg, canvas, video) that take room on the page is shown "
+        "(visibility: hidden, opacity under 0.1): svg, canvas#sky"
+    )
+
+
+def test_one_drawn_picture_shown_passes_and_a_page_without_any_is_not_judged(
+    rendered: Callable[..., dict[str, Any]],
+) -> None:
+    gate = rendered(with_body_end(DRAWN_PAGE, "<style>canvas{visibility:hidden}</style>"))["graphics_shown"]
+    assert gate.passed and gate.reason == "1 of the 2 drawn pictures (svg, canvas, video) shown"
+    assert "graphics_shown" not in rendered(GOOD_PAGE, FILES)
+    assert "graphics_shown" not in rendered(DRAWN_PAGE, graphics_shown=False)
+
+
+def test_a_page_cut_short_by_its_own_body_fails_text_shown(rendered: Callable[..., dict[str, Any]]) -> None:
+    sections = "".join(
+        f"<section><h2>Part {i}</h2><p>How part {i} is made, shipped and cared for, in detail.</p></section>" for i in range(12)
+    )
+    page = f"<!doctype html><html><body><h1>Guide</h1>{sections}</body></html>"
+    assert rendered(page)["text_shown"].passed
+    gate = rendered(with_body_end(page, "<style>html,body{height:120px;overflow:hidden}</style>"))["text_shown"]
+    assert not gate.passed and "clipped away (overflow:hidden on html)" in gate.reason, gate.reason
+
+
+def test_a_page_whose_script_replaces_its_body_fails_text_kept(rendered: Callable[..., dict[str, Any]]) -> None:
+    assert rendered(SHOP)["text_kept"].passed
+    wiped = with_body_end(SHOP, "<script>document.body.innerHTML = '<p>Loading...</p>'</script>")
+    result = rendered(wiped)
+    assert result["text_shown"].passed and result["not_covered"].passed  # what is left is seen
+    gate = result["text_kept"]
+    assert not gate.passed and "the page's scripts took its content away" in gate.reason
+
+
 def test_a_page_with_every_legitimate_hiding_passes(rendered: Callable[..., dict[str, Any]]) -> None:
     html = SHOP
     for variant in LEGIT.values():
@@ -325,11 +371,26 @@ def test_an_overlay_over_the_page_fails_not_covered(rendered: Callable[..., dict
     gate = rendered(BROKEN[variant](SHOP))["not_covered"]
     assert not gate.passed
     assert re.fullmatch(
-        r"\S+ covers 100% of the viewport and \d+ characters of the page's text at the capture \(\d+\.\d s after load\) "
+        r"\S+ covers 100% of the viewport and \d+ characters of the page's text and \d+ picture\(s\) or drawn shape\(s\) "
+        r"at the capture \(\d+\.\d s after load\) "
         r"\(\d+% of its text is covered; an element over 50% of the viewport may cover none\)",
         gate.reason,
     ), gate.reason
     assert gate.reason.startswith("div#loading-overlay covers") or variant != "loading overlay"
+
+
+def test_an_overlay_over_a_page_of_pictures_alone_fails_not_covered(rendered: Callable[..., dict[str, Any]]) -> None:
+    pictures = '<!doctype html><html><body style="margin:0"><canvas width="300" height="200"></canvas></body></html>'
+    assert rendered(pictures)["not_covered"].passed
+    cover = "<style>body::after{content:'';position:fixed;left:0;right:0;bottom:0;height:70vh;background:#333}</style>"
+    gate = rendered(with_body_end(pictures, cover))["not_covered"]
+    assert not gate.passed
+    assert gate.reason.startswith(
+        "body::after covers 70% of the viewport and 0 characters of the page's text and 1 picture(s) or drawn shape(s)"
+    )
+    badge = '<span style="position:absolute;left:0;top:0;width:100px;height:80px;background:#c00">Sale</span>'
+    small = pictures.replace('width="300" height="200"', 'width="120" height="90"')
+    assert rendered(with_body_end(small, badge))["not_covered"].passed  # a picture under something small
 
 
 def test_the_share_of_covered_text_is_bounded(rendered: Callable[..., dict[str, Any]]) -> None:

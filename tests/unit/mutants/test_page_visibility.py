@@ -7,6 +7,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from pytest_visioneval.artifacts import Artifact
 from pytest_visioneval.cases.spec import CaseSpec
 from pytest_visioneval.mutants.page_visibility import page_occlusion, page_timing
@@ -39,6 +41,16 @@ def test_occlusion_covers_or_hides_the_content_and_keeps_its_text(make_case: Cal
     assert f"height:{params['height_vh']}vh" in bar and 45 <= params["height_vh"] <= 75
     params, hidden = made["table_hidden"]
     assert f"<style>table{{{params['css']} !important}}</style>" in hidden
+
+
+def test_the_covering_layers_are_painted_by_elements_and_by_pseudo_elements(make_case: Callable[..., CaseSpec]) -> None:
+    case = make_case(task="html_generation", render={"width": 800})
+    painters = {pages(page_occlusion, case, seed)["loading_overlay"][0]["painter"] for seed in range(40)}
+    assert painters == {"element", "body::after", "body::before", "html::after"}
+    for seed in range(40):
+        params, html = pages(page_occlusion, case, seed)["covering_bar"]
+        if params["painter"] != "element":
+            assert f"<style>{params['painter']}{{content:'Menu';position:fixed;top:0" in html
 
 
 def test_timing_delays_the_content_breaks_a_library_and_empties_a_table(make_case: Callable[..., CaseSpec]) -> None:
@@ -89,3 +101,20 @@ def test_in_chromium_a_table_filled_by_script_stays_empty_and_late_content_stays
     assert "<td>June</td>" not in shown["table_never_fills"] and "<th>Month</th>" in shown["table_never_fills"]  # ...not here
     assert "<p>Below</p>" in shown["table_never_fills"]  # the rest of the page is there
     assert 'id="vx-late"' in shown["late_content"]  # the style hiding the content is still in force at the capture
+
+
+@pytest.mark.parametrize("painter", ["element", "body::after", "body::before", "html::after"])
+def test_in_chromium_every_painter_of_the_overlay_fails_not_covered(
+    make_case: Callable[..., CaseSpec], renderer: Any, tmp_path: Path, painter: str
+) -> None:
+    from pytest_visioneval.graders.page_seen import MAX_COVER_VIEWPORT, MAX_COVERED_SHARE, not_covered_gate
+    from pytest_visioneval.pages.render import RenderOptions
+
+    case = make_case(task="html_generation", render={"width": 800})
+    seed = next(s for s in range(100) if pages(page_occlusion, case, s)["loading_overlay"][0]["painter"] == painter)
+    html = pages(page_occlusion, case, seed)["loading_overlay"][1]
+    (tmp_path / "page.html").write_text(html)
+    result = renderer.render(tmp_path, "page.html", RenderOptions(width=800, height=600, screenshots=1))
+    gate = not_covered_gate({"text": result.text}, MAX_COVERED_SHARE, MAX_COVER_VIEWPORT)
+    assert not gate.passed, gate.reason
+    assert "covers 100% of the viewport" in gate.reason

@@ -63,6 +63,15 @@ BROKEN: dict[str, Variant] = {
         '<div id="splash" style="position:absolute;left:0;top:0;width:100%;height:100vh;background:#123;color:#fff">'
         "Welcome</div>",
     ),
+    # Painted by a ::before/::after of <body>: no element of its own, so the hit test answers <body>.
+    "cookie wall painted by body::after": lambda h: with_style(
+        h,
+        "body::after{content:'We use cookies. Accept all?';position:fixed;left:0;right:0;bottom:0;height:60vh;"
+        "background:#222;color:#fff;padding:24px;z-index:99;pointer-events:none}",
+    ),
+    "grey scrim painted by body::before": lambda h: with_style(
+        h, "body::before{content:'';position:fixed;inset:0;background:rgba(128,128,128,0.7);z-index:99}"
+    ),
     "main display none": lambda h: wrapped(h, 'style="display:none"', HEADER, FOOTER),
     "main visibility hidden": lambda h: wrapped(h, 'style="visibility:hidden"', HEADER, FOOTER),
     "main opacity almost 0": lambda h: wrapped(h, 'style="opacity:0.02"', HEADER, FOOTER),
@@ -165,6 +174,14 @@ LEGIT: dict[str, Variant] = {
     ),
     "decorative veil without pointer events": lambda h: with_body_end(
         h, f'<div class="grain" style="{_OVERLAY}background:rgba(0,0,0,0.04);pointer-events:none"></div>'
+    ),
+    "underline drawn by ::after": lambda h: with_style(
+        h, "h1{position:relative}h1::after{content:'';position:absolute;left:0;bottom:-6px;width:60px;height:3px;background:#c30}"
+    ),
+    "badge drawn by ::before beside the text": lambda h: with_style(
+        h,
+        "p{position:relative;padding-left:28px}p::before{content:'';position:absolute;left:0;top:2px;width:18px;height:18px;"
+        "background:#2a6;border-radius:50%}",
     ),
     "screen-reader text": lambda h: with_body_end(
         h,

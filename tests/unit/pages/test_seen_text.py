@@ -88,6 +88,7 @@ def test_text_under_an_overlay_is_covered(renderer: Renderer, tmp_path: Path) ->
         "by": "div#loading-overlay",
         "chars": 0,
         "viewport_share": 1.0,
+        "drawn": 3,  # the two pictures and the button on the first screen are under it too
     }
     assert {"text": "Add to cart", "state": "covered", "element": "div#loading-overlay", "why": "covered"} in result.text[
         "unseen"
@@ -101,6 +102,24 @@ def test_every_kind_of_overlay_covers(renderer: Renderer, tmp_path: Path, varian
     assert result.text is not None
     assert "Add to cart" not in (result.visible_text or "")
     assert result.text["covering"][0]["viewport_share"] == 1.0
+
+
+@pytest.mark.parametrize(
+    ("variant", "painter", "share"),
+    [  # the wall: 60vh of a 600 px viewport and its padding of 24 px above and below
+        ("cookie wall painted by body::after", "body::after", (360 + 48) / 600),
+        ("grey scrim painted by body::before", "body::before", 1.0),
+    ],
+)
+def test_an_overlay_painted_by_a_pseudo_element_covers(
+    renderer: Renderer, tmp_path: Path, variant: str, painter: str, share: float
+) -> None:
+    result = render(renderer, tmp_path, BROKEN[variant](SHOP))
+    assert result.text is not None
+    cover = result.text["covering"][0]
+    assert cover["element"] == cover["by"] == painter
+    assert cover["viewport_share"] == pytest.approx(share, abs=0.01)  # its own box, not the whole <body>
+    assert cover["chars"] > 0 and result.text["chars"]["covered"] >= cover["chars"]
 
 
 @pytest.mark.parametrize(
