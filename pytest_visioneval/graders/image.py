@@ -263,7 +263,7 @@ class ImageGrader:
     def _named_colours(self, decoded: list[Picture], case: CaseSpec) -> Gate | None:
         """Every colour the prompt names in words is shown by each image; None when it names none."""
         from .colour_words import family_share, hsv, named_colours
-        from .imaging import downscaled
+        from .imaging import reduced_rgb
 
         named = named_colours(case.prompt or "")
         if not named:
@@ -273,7 +273,7 @@ class ImageGrader:
         missing: list[str] = []
         shown: list[str] = []
         for pic in decoded:
-            hue, saturation, value = hsv(downscaled(pic.image, NAMED_SIDE))
+            hue, saturation, value = hsv(reduced_rgb(pic.image, NAMED_SIDE))
             for colour in named:
                 share = family_share(hue, saturation, value, colour)
                 where = f" of {pic.name}" if several else ""

@@ -214,12 +214,17 @@ def downscaled(image: Image.Image, longest: int = 256) -> np.ndarray:
     pixels and made float only once small: a 40 Mpx image as float32 would be
     480 MB (the values are the same as :func:`rgb_array` then resizing).
     """
+    return np.asarray(reduced_rgb(image, longest), dtype=np.float32)
+
+
+def reduced_rgb(image: Image.Image, longest: int = 256) -> Image.Image:
+    """What :func:`downscaled` holds, as an 8-bit Pillow image (for Pillow's own conversions, without a float copy)."""
     flat = _flattened_rgb(image)
     scale = longest / max(flat.size)
     if scale < 1:
         size = (max(1, round(flat.width * scale)), max(1, round(flat.height * scale)))
         flat = flat.resize(size, Image.Resampling.BOX)
-    return np.asarray(flat, dtype=np.float32)
+    return flat
 
 
 def _flattened_rgb(image: Image.Image) -> Image.Image:

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import numpy as np
 import pytest
 from PIL import Image, ImageDraw
 
 from pytest_visioneval.graders.colour_words import FAMILIES, family_share, hsv, named_colours
-from pytest_visioneval.graders.imaging import downscaled
+from pytest_visioneval.graders.imaging import reduced_rgb
 
 
 def words(prompt: str) -> list[str]:
@@ -47,15 +46,15 @@ def test_a_muted_word_lowers_the_saturation_asked_for() -> None:
     assert named == {"pink": True, "green": True, "red": False}
 
 
-def solid(colour: tuple[int, int, int], box: tuple[int, int, int, int], size: int = 256) -> np.ndarray:
+def solid(colour: tuple[int, int, int], box: tuple[int, int, int, int], size: int = 256) -> Image.Image:
     image = Image.new("RGB", (size, size), "white")
     ImageDraw.Draw(image).rectangle(box, fill=colour)
-    return downscaled(image, 512)
+    return reduced_rgb(image, 512)
 
 
-def share(pixels: np.ndarray, word: str, prompt: str | None = None) -> float:
+def share(image: Image.Image, word: str, prompt: str | None = None) -> float:
     named = next(n for n in named_colours(prompt or f"a {word} thing") if n.word == word)
-    return family_share(*hsv(pixels), named)
+    return family_share(*hsv(image), named)
 
 
 @pytest.mark.parametrize(
@@ -96,7 +95,7 @@ def test_a_seam_between_two_colours_is_not_a_patch_of_the_colour_between() -> No
     draw.rectangle((0, 0, 127, 255), fill=(230, 0, 0))
     draw.rectangle((129, 0, 255, 255), fill=(0, 0, 230))
     draw.line((128, 0, 128, 255), fill=(115, 0, 115))  # the blend a renderer leaves on the edge
-    assert share(downscaled(image, 512), "purple") == 0.0
+    assert share(reduced_rgb(image, 512), "purple") == 0.0
 
 
 def test_every_family_has_a_word_and_ranges_inside_the_circle() -> None:
