@@ -311,6 +311,18 @@ SEEN_JS = r"""
       if (p.miss) toBand({entry, p, docX: p.x + startX, docY: p.y + startY}, true);
     }
   }
+  // What scrolls el to a point (x, y) of the viewport: 'box', its nearest box with overflow, which a person
+  // scrolls (auto or scroll on that axis); 'stuck', that box when only a script can scroll it (hidden, clip);
+  // 'page', no box of its own (the page's scrolling).
+  const scrolledBy = (el, x, y) => {
+    for (let e = el.parentElement; e && e !== body && e !== root; e = e.parentElement) {
+      const s = cs(e);
+      if (s.overflowX === 'visible' && s.overflowY === 'visible') continue;
+      const axis = (x < 0 || x >= vw) ? s.overflowX : s.overflowY;
+      return axis === 'auto' || axis === 'scroll' ? 'box' : 'stuck';
+    }
+    return 'page';
+  };
   // The viewport takes its overflow from <html>, or from <body> when <html>'s is visible: hidden or clip there
   // and a person cannot scroll to what lies beyond the first screen (a script still can, so no band is judged).
   const viewportClip = (axis) => {
@@ -319,29 +331,22 @@ SEEN_JS = r"""
   };
   const stuckX = viewportClip('overflowX'), stuckY = viewportClip('overflowY');
   for (const item of far) {
-    const beyond = item.docY - startY >= vh ? stuckY : (item.docX - startX >= vw ? stuckX : null);
-    if (beyond) item.entry.verdict = {state: 'clipped', el: beyond, why: 'overflow:hidden'};
-    else toBand(item, false);
+    const [x, y] = [item.docX - startX, item.docY - startY];
+    const beyond = y >= vh ? stuckY : (x >= vw ? stuckX : null);
+    // Unless a box of its own scrolls it into view (an app layout: a fixed-height body around a scrolling panel).
+    if (beyond && scrolledBy(item.entry.parent, x, y) === 'page') {
+      item.entry.verdict = {state: 'clipped', el: beyond, why: 'overflow:hidden'};
+    } else toBand(item, false);
   }
   const ordered = Array.from(bands.values()).sort((a, b) => a.by - b.by || a.bx - b.bx);
   const optional = ordered.filter((b) => !b.always);
   const every = Math.max(1, optional.length / maxBands);
   const chosen = new Set(optional.filter((b, i) => Math.floor(i / every) !== Math.floor((i - 1) / every)));
-  // A box a person can scroll: overflow auto or scroll on that axis (hidden and clip scroll only by script).
-  const userScrolls = (el, x, y) => {
-    for (let e = el.parentElement; e && e !== body && e !== root; e = e.parentElement) {
-      const s = cs(e);
-      if (s.overflowX === 'visible' && s.overflowY === 'visible') continue;
-      const axis = (x < 0 || x >= vw) ? s.overflowX : s.overflowY;
-      return axis === 'auto' || axis === 'scroll';
-    }
-    return true;  // the page's own scrolling, judged by band
-  };
   let intoView = 0;
   const judgeAfterScroll = (entry, p) => {
     let r = rectsOf(entry.node)[p.i];
     if (r && !inView(r.x + r.width / 2, r.y + r.height / 2) && intoView < 50
-        && userScrolls(entry.parent, r.x + r.width / 2, r.y + r.height / 2)) {
+        && scrolledBy(entry.parent, r.x + r.width / 2, r.y + r.height / 2) !== 'stuck') {
       intoView++;  // in a scrolling box of its own
       entry.parent.scrollIntoView({block: 'center', inline: 'center'});
       r = rectsOf(entry.node)[p.i];

@@ -359,8 +359,10 @@ def test_a_page_whose_script_replaces_its_body_fails_text_kept(rendered: Callabl
 
 def test_a_page_with_every_legitimate_hiding_passes(rendered: Callable[..., dict[str, Any]]) -> None:
     html = SHOP
-    for variant in LEGIT.values():
-        html = variant(html)
+    # All but the app layout: a page that does not scroll cuts off what the others add below its first screen.
+    for name, variant in LEGIT.items():
+        if name != "app layout with a scrolling panel":
+            html = variant(html)
     result = rendered(html)
     assert all(result[name].passed for name in SEEN_GATES), {name: result[name].reason for name in SEEN_GATES}
     assert result["tables_filled"].reason.startswith("all 1 table(s) with a header show data at the capture (")

@@ -200,6 +200,13 @@ LEGIT: dict[str, Variant] = {
         + "".join(f"<p>Review {i}: works well, arrived on time.</p>" for i in range(1, 12))
         + "</div>",
     ),
+    # An app layout: the page does not scroll, a panel of its own does (its text below the first screen is seen).
+    "app layout with a scrolling panel": lambda h: with_body_end(
+        with_style(h, "html,body{height:100%;overflow:hidden}"),
+        '<div style="height:60vh;overflow-y:auto;border:1px solid #ccc">'
+        + "".join(f"<p>Message {i}: the order shipped and arrives on Friday.</p>" for i in range(1, 40))
+        + "</div>",
+    ),
     "light text on a dark section": lambda h: with_body_end(
         h, '<section style="background:#111;color:#eee;padding:12px"><p>Designed in Lisbon, made in Porto.</p></section>'
     ),
