@@ -101,3 +101,18 @@ def test_a_cases_images_are_added_up_from_their_headers_and_refused_past_the_tot
         "per case (VISIONEVAL_MAX_CASE_PIXELS=30000000); nothing was decoded"
     )
     assert check_case_total([]) == 0
+
+
+def test_a_png_is_sized_from_its_first_chunk_as_pillow_sizes_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    import io
+
+    for size, mode in [((1, 1), "RGB"), ((640, 480), "RGBA"), ((17, 3000), "P"), ((300, 200), "L")]:
+        buffer = io.BytesIO()
+        Image.new(mode, size).save(buffer, "PNG")
+        data = buffer.getvalue()
+        assert header_size(data) == Image.open(io.BytesIO(data)).size == size
+        assert header_size(data[:30]) == size  # the header is all it reads; whoever decodes says the rest is missing
+    assert header_size(b"\x89PNG\r\n\x1a\n" + b"\x00" * 16) is None  # a signature without its IHDR
+    monkeypatch.setattr(Image, "MAX_IMAGE_PIXELS", 1_000_000)
+    with pytest.raises(ImageTooLarge, match=r"Image size \(3000000 pixels\) exceeds limit"):
+        header_size(png((2000, 1500)))  # past Pillow's own guard, from bytes too
