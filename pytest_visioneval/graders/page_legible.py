@@ -36,9 +36,10 @@ MIN_LEGIBLE = 0.5
 MIN_WORDS = 4  # fewer words than this: too few to judge by share (a page of two words read as one)
 SHOWN = 8  # words quoted in a failing reason
 # Grey levels (0-255) between a line's ink and its ground (5th to 95th percentile in its box) below which a
-# person can barely make it out: black text at 12% opacity on white spans about 30; the palest legitimate
-# text of the shipped pages (grey captions, white on a light button) 90 or more.
-FAINT_CONTRAST = 45
+# person can barely make it out: a quarter of the range. Black text at 12% opacity on white spans about 30,
+# the whole page at 20% opacity about 51 (a contrast of 1.6:1, under half of the least WCAG asks of large
+# text); the palest legitimate text of the shipped pages (grey captions, white on a light button) 90 or more.
+FAINT_CONTRAST = 64
 _WORD = re.compile(r"[A-Za-z0-9$€£%]+")
 
 

@@ -39,6 +39,11 @@ Gates:
   hidden``, ``opacity: 0`` or an opacity under 0.1 over its ancestors. A sprite
   sheet or an off-screen canvas is ``display: none`` and takes no room, so it
   is not counted. Not applied when the page has none.
+* ``fits_width``     - (on unless ``fits_width: false``) the page is no wider than
+  its viewport (2% and 8 px of slack), or its ``<html>``/``<body>`` does not let a
+  person scroll sideways (``overflow-x: hidden``, whatever it cuts is decoration
+  as far as this gate knows): a page a person must scroll sideways to read is cut
+  off in every capture, which are as wide as the viewport.
 * ``text_kept``      - (on unless ``text_kept: false``) the words the page's source
   writes in its body are still in its DOM at the capture, hidden or not (at
   least 30% of them): its scripts did not take the content away (see
@@ -127,6 +132,7 @@ class RenderCheckGrader:
             "imgs_shown": {"type": "boolean", "default": True},
             "graphics_shown": {"type": "boolean", "default": True},
             "text_kept": {"type": "boolean", "default": True},
+            "fits_width": {"type": "boolean", "default": True},
             "not_covered": {"type": "boolean", "default": True},
             "max_covered_share": {"type": "number", "minimum": 0, "maximum": 1, "default": MAX_COVERED_SHARE},
             "max_cover_viewport": {"type": "number", "exclusiveMinimum": 0, "maximum": 1, "default": MAX_COVER_VIEWPORT},
@@ -147,6 +153,7 @@ class RenderCheckGrader:
         self.imgs_shown: bool = bool(options.get("imgs_shown", True))
         self.graphics_shown: bool = bool(options.get("graphics_shown", True))
         self.text_kept: bool = bool(options.get("text_kept", True))
+        self.fits_width: bool = bool(options.get("fits_width", True))
         self.not_covered: bool = bool(options.get("not_covered", True))
         self.max_covered_share: float = float(options.get("max_covered_share", MAX_COVERED_SHARE))
         self.max_cover_viewport: float = float(options.get("max_cover_viewport", MAX_COVER_VIEWPORT))
@@ -189,6 +196,10 @@ class RenderCheckGrader:
             gates.append(text_shown_gate(report, self.max_faint_share))
         if self.tables_filled:
             gates.append(tables_filled_gate(report))
+        if self.fits_width:
+            fits = fits_width_gate(report)
+            if fits is not None:
+                gates.append(fits)
         if self.text_kept:
             kept = self._kept(report, artifacts)
             if kept is not None:
@@ -356,6 +367,29 @@ def imgs_shown_gate(report: Mapping[str, Any]) -> Gate | None:
         False,
         f"none of the {len(loaded)} <img> that loaded is shown (display: none, visibility: hidden, opacity: 0 "
         f"or no size): {listed}",
+    )
+
+
+# A page may be this much wider than its viewport (a stray pixel of a 100vw box beside a scroll bar, a shadow).
+WIDTH_SLACK = 1.02
+WIDTH_SLACK_PX = 8
+
+
+def fits_width_gate(report: Mapping[str, Any]) -> Gate | None:
+    """The page is no wider than its viewport, or a person cannot scroll sideways to the rest; None when not measured."""
+    width = report.get("width")
+    if not isinstance(width, Mapping):
+        return None
+    page, viewport = int(width.get("page") or 0), int(width.get("viewport") or 0)
+    if not viewport:
+        return None
+    if page <= viewport * WIDTH_SLACK + WIDTH_SLACK_PX or not width.get("scrolls", True):
+        return Gate("fits_width", True, f"the page is {page} px wide in a {viewport} px viewport")
+    return Gate(
+        "fits_width",
+        False,
+        f"the page is {page} px wide in a {viewport} px viewport: a person scrolls sideways to see "
+        f"{1 - viewport / page:.0%} of its width, and the captures (the viewport's width) never show it",
     )
 
 

@@ -21,7 +21,7 @@ from .geometric import geometric
 from .identity import identity
 from .legitimate import legitimate
 from .occlusion import occlusion
-from .page_visibility import page_occlusion, page_timing
+from .page_visibility import page_legibility, page_occlusion, page_timing
 from .pages import PageSubject, broken_page, reformatted_page, showcase_identity
 from .photometric import photometric
 from .settings import MutationSettings
@@ -58,7 +58,14 @@ def mutants_for(case: CaseSpec, artifacts: tuple[Artifact, ...], settings: Mutat
 
 def _families(case: CaseSpec, artifacts: tuple[Artifact, ...]) -> tuple[Subject, list[Callable[..., Family]]]:
     if case.task == "html_generation":
-        return PageSubject(case, artifacts), [broken_page, page_occlusion, page_timing, showcase_identity, reformatted_page]
+        return PageSubject(case, artifacts), [
+            broken_page,
+            page_occlusion,
+            page_legibility,
+            page_timing,
+            showcase_identity,
+            reformatted_page,
+        ]
     if any(g.use == "trajectory" for g in case.graders):
         return Subject(case, artifacts), [temporal, legitimate_frames]
     return Subject(case, artifacts), [degenerate, geometric, photometric, occlusion, identity, text_family, legitimate]

@@ -1,9 +1,10 @@
-"""Page mutants a person sees at once and the DOM hides: covered or hidden content, content that comes late.
+"""Page mutants a person sees at once and the DOM hides: covered, hidden or unreadable content, content that comes late.
 
 Occlusion: a full-screen "Loading..." overlay, the main section or a table
 hidden by CSS, the top of the page covered by a fixed bar (each layer painted by
 an element or by a ::before/::after of the page's root, with or without pointer
-events). Timing: the
+events). Legibility: the whole page washed out, blurred, turned or zoomed past
+the viewport's width, each by a random amount. Timing: the
 content shown only seconds after load (a placeholder until then, longer than
 any capture waits), a library script that fails to load, a table whose rows
 never arrive. The text stays in the DOM in every one of them.
@@ -13,7 +14,9 @@ from __future__ import annotations
 
 import random
 import re
+from collections.abc import Callable
 
+from ..graders.page_legible import MIN_WORDS, page_words
 from . import seen_by
 from .base import Family, MutantClass, NotApplicable, Variant
 from .pages import PageSubject, before_body_end, no_page
@@ -51,6 +54,69 @@ def page_occlusion(subject: PageSubject) -> Family:
     else:
         skipped.append(NotApplicable(f"{family}/table_hidden", "the page has no <table>"))
     return made, skipped
+
+
+READABLE = "its text can be read"
+
+
+def page_legibility(subject: PageSubject) -> Family:
+    """The page's text is all there and "seen" by the DOM, and a person cannot read it: washed out, blurred,
+    turned, or zoomed past the viewport's width. Each with random strength."""
+    family = "legibility"
+    if subject.page is None:
+        return no_page(family)
+    if not subject.rendered:
+        return [], [NotApplicable(family, "the page is not rendered (no 'render' on the case)")]
+    if len(_static_words(subject.html)) < MIN_WORDS:
+        return [], [NotApplicable(family, f"the page writes fewer than {MIN_WORDS} words: too few to judge how legible it is")]
+
+    def styled(name: str, draw: Callable[[random.Random], tuple[dict[str, object], str, str]]) -> MutantClass:
+        def make(rng: random.Random) -> Variant:
+            params, css, description = draw(rng)
+            return Variant(params, description, subject.with_html(before_body_end(subject.html, f"<style>{css}</style>")))
+
+        return MutantClass(family, name, True, READABLE, seen_by.PAGE, make)
+
+    return [
+        styled("washed_out", _washed_out),
+        styled("blurred", _blurred),
+        styled("turned", _turned),
+        styled("zoomed_past_width", _zoomed),
+    ], []
+
+
+def _static_words(html: str) -> list[str]:
+    from bs4 import BeautifulSoup
+
+    from ..graders.html import visible_text
+
+    soup = BeautifulSoup(html, "html.parser")
+    for unshown in soup.find_all(["title", "desc"]):  # an SVG's title and description are not drawn
+        unshown.decompose()
+    return page_words(visible_text(soup))
+
+
+def _washed_out(rng: random.Random) -> tuple[dict[str, object], str, str]:
+    opacity = round(rng.uniform(0.08, 0.2), 2)
+    return {"opacity": opacity}, f"html{{opacity:{opacity} !important}}", f"the whole page at opacity {opacity}"
+
+
+def _blurred(rng: random.Random) -> tuple[dict[str, object], str, str]:
+    radius = rng.randint(4, 8)  # 3 px leaves large type readable, if blurry: not what this family breaks
+    return {"blur_px": radius}, f"html{{filter:blur({radius}px) !important}}", f"the whole page blurred by {radius} px"
+
+
+def _turned(rng: random.Random) -> tuple[dict[str, object], str, str]:
+    how = rng.choice(("rotate(180deg)", "scaleX(-1)", "scaleY(-1)"))
+    return {"transform": how}, f"body{{transform:{how} !important}}", f"the page's body turned by {how}"
+
+
+def _zoomed(rng: random.Random) -> tuple[dict[str, object], str, str]:
+    scale = round(rng.uniform(2.2, 4.0), 1)
+    # The page scrolls, so a person scrolls sideways to read it (a page that cannot scroll cuts it off instead,
+    # which fits_width takes as decoration cut off by design).
+    css = f"body{{transform:scale({scale}) !important;transform-origin:0 0 !important}}html,body{{overflow:visible !important}}"
+    return {"scale": scale}, css, f"the page zoomed x{scale} from its top left corner, past the viewport's width"
 
 
 def page_timing(subject: PageSubject) -> Family:

@@ -15,6 +15,7 @@ FAMILIES = (
     "identity",
     "text",
     "broken_page",
+    "legibility",
     "timing",
     "temporal",
     "legitimate",

@@ -184,6 +184,8 @@ class RenderResult:
     text: dict[str, Any] | None = None  # what text a person sees and why the rest is not seen (see seen_text)
     # Drawn pictures (svg, canvas, video) that take room: {"laid_out": n, "shown": m, "unseen": [labels]}.
     graphics: dict[str, Any] | None = None
+    # The page's width against its viewport's: {"page": px, "viewport": px, "scrolls": whether a person can scroll sideways}.
+    width: dict[str, Any] | None = None
     # When the protocol captures the page: the last viewport screenshot, (screenshots - 1) intervals after the load
     # event (fixed by the options, so reasons that name it read the same in every run); and when it was looked at.
     capture_after_load_s: float | None = None
@@ -219,6 +221,7 @@ class RenderResult:
             "images": self.images,
             "images_total": self.images_total,
             "graphics": self.graphics,
+            "width": self.width,
             "visibility": self.visibility,
             "visible_text": self.visible_text,
             "text": self.text,
@@ -629,7 +632,13 @@ _MEASURE_JS = (
   const drawnShown = drawn.filter((el) => seen(el) && !faded(el));
   const root = docGet('documentElement');
   const body = docGet('body');
-  return {images, images_total: imgs.length, visibility: {html: style(root), body: style(body)},
+  // How wide the page is against its viewport, and whether a person can scroll sideways to the rest (the
+  // viewport takes overflow-x from <html>, or from <body> when <html>'s is visible).
+  const scroller = docGet('compatMode') === 'CSS1Compat' ? root : (body || root);
+  const overflowFrom = getComputedStyle(root).overflowX !== 'visible' || !body ? root : body;
+  const width = {page: Math.max(root.scrollWidth, body ? body.scrollWidth : 0), viewport: scroller.clientWidth || innerWidth,
+                 scrolls: !['hidden', 'clip'].includes(getComputedStyle(overflowFrom).overflowX)};
+  return {images, images_total: imgs.length, visibility: {html: style(root), body: style(body)}, width,
           graphics: {laid_out: drawn.length, shown: drawnShown.length,
                      unseen: drawn.filter((el) => !drawnShown.includes(el)).slice(0, 5).map((el) => el.tagName.toLowerCase()
                        + (el.id ? '#' + el.id.slice(0, 40) : ''))}};
@@ -705,6 +714,8 @@ def _take_measurement(value: Any, seen: Any, result: RenderResult) -> None:
     visibility = {key: _style_record(value["visibility"][key]) for key in ("html", "body")}
     text, record = take_seen_text(seen)
     result.images, result.images_total = images, int(value["images_total"])
+    width = value["width"]
+    result.width = {"page": int(width["page"]), "viewport": int(width["viewport"]), "scrolls": bool(width["scrolls"])}
     graphics = value["graphics"]
     result.graphics = {
         "laid_out": int(graphics["laid_out"]),

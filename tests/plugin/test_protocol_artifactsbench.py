@@ -121,6 +121,7 @@ def test_scores_are_item_sums_and_an_unextractable_reply_counts_zero(
         "render_check.not_covered": True,
         "render_check.text_shown": True,
         "render_check.tables_filled": True,
+        "render_check.fits_width": True,
         "render_check.imgs_loaded": True,
     }
 

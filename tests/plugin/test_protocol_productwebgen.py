@@ -184,6 +184,7 @@ def test_scores_follow_the_published_formulas(pytester: pytest.Pytester, pwg_sui
             "render_check.not_covered": True,
             "render_check.text_shown": True,
             "render_check.tables_filled": True,
+            "render_check.fits_width": True,
             "render_check.imgs_loaded": True,
             "render_check.imgs_shown": True,
             "render_check.img_sources": True,

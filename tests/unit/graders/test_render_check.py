@@ -158,6 +158,7 @@ def test_a_correct_rendered_page_passes_every_gate(rendered: Callable[..., dict[
         "not_covered",
         "text_shown",
         "tables_filled",
+        "fits_width",
         "imgs_loaded",
         "imgs_shown",
         "img_sources",
@@ -274,7 +275,7 @@ def test_the_current_render_wins_over_a_replayed_one(case: Any) -> None:
 
 
 # -- what a person sees, in real Chromium -----------------------------------------
-SEEN_GATES = ("no_page_errors", "not_covered", "text_shown", "tables_filled", "text_legible", "text_kept")
+SEEN_GATES = ("no_page_errors", "not_covered", "text_shown", "tables_filled", "text_legible", "text_kept", "fits_width")
 
 
 @pytest.mark.parametrize("variant", sorted(LEGIT))
@@ -285,7 +286,13 @@ def test_legitimate_pages_pass_what_a_person_sees(rendered: Callable[..., dict[s
 
 @pytest.mark.parametrize(
     "style",
-    ["body{filter:blur(4px)}", "body{transform:rotate(180deg)}", "body{transform:scaleX(-1)}", "*{font-size:3px!important}"],
+    [
+        "body{filter:blur(4px)}",
+        "body{transform:rotate(180deg)}",
+        "body{transform:scaleX(-1)}",
+        "*{font-size:3px!important}",
+        "body{opacity:0.2}",  # washed out: dark text 51 grey levels from its ground
+    ],
 )
 def test_text_no_one_can_read_fails_text_legible(rendered: Callable[..., dict[str, Any]], style: str) -> None:
     # the DOM still says every word is seen: only the capture shows that none can be read
@@ -346,6 +353,27 @@ def test_a_page_cut_short_by_its_own_body_fails_text_shown(rendered: Callable[..
     assert rendered(page)["text_shown"].passed
     gate = rendered(with_body_end(page, "<style>html,body{height:120px;overflow:hidden}</style>"))["text_shown"]
     assert not gate.passed and "clipped away (overflow:hidden on html)" in gate.reason, gate.reason
+
+
+def test_a_page_wider_than_its_viewport_fails_fits_width(rendered: Callable[..., dict[str, Any]]) -> None:
+    assert rendered(SHOP)["fits_width"].reason == "the page is 320 px wide in a 320 px viewport"
+    gate = rendered(with_body_end(SHOP, "<style>body{transform:scale(3);transform-origin:top left}</style>"))["fits_width"]
+    assert not gate.passed
+    assert re.fullmatch(
+        r"the page is \d+ px wide in a 320 px viewport: a person scrolls sideways to see \d+% of its width, "
+        r"and the captures \(the viewport's width\) never show it",
+        gate.reason,
+    ), gate.reason
+    fixed = with_body_end(SHOP, '<div style="width:900px">A table laid out for a wide screen</div>')
+    assert not rendered(fixed)["fits_width"].passed
+
+
+def test_decoration_cut_off_by_the_page_and_a_pixel_too_many_pass_fits_width(rendered: Callable[..., dict[str, Any]]) -> None:
+    blob = '<div style="position:absolute;right:-200px;top:0;width:400px;height:100px;background:#fd0;border-radius:50%"></div>'
+    assert rendered(with_body_end(SHOP, "<style>body{overflow-x:hidden}</style>" + blob))["fits_width"].passed
+    assert rendered(with_body_end(SHOP, '<div style="width:calc(100vw + 4px);margin-left:-16px">Banner</div>'))[
+        "fits_width"
+    ].passed
 
 
 def test_a_page_whose_script_replaces_its_body_fails_text_kept(rendered: Callable[..., dict[str, Any]]) -> None:

@@ -11,7 +11,7 @@ import pytest
 
 from pytest_visioneval.artifacts import Artifact
 from pytest_visioneval.cases.spec import CaseSpec
-from pytest_visioneval.mutants.page_visibility import page_occlusion, page_timing
+from pytest_visioneval.mutants.page_visibility import page_legibility, page_occlusion, page_timing
 from pytest_visioneval.mutants.pages import PageSubject
 
 PAGE = (
@@ -118,3 +118,39 @@ def test_in_chromium_every_painter_of_the_overlay_fails_not_covered(
     gate = not_covered_gate({"text": result.text}, MAX_COVERED_SHARE, MAX_COVER_VIEWPORT)
     assert not gate.passed, gate.reason
     assert "covers 100% of the viewport" in gate.reason
+
+
+WORDY = (
+    "<!doctype html><html><body><h1>Harbor mug</h1><p>A stoneware mug that keeps coffee warm for an hour.</p>"
+    "<p>Dishwasher safe, holds 350 ml, in cream or navy.</p><button>Add to cart</button></body></html>"
+)
+
+
+def test_legibility_draws_each_kind_with_random_strength(make_case: Callable[..., CaseSpec]) -> None:
+    case = make_case(task="html_generation", render={"width": 800})
+    classes, skipped = page_legibility(PageSubject(case, (Artifact("page.html", WORDY.encode()),)))
+    assert [c.name for c in classes] == ["washed_out", "blurred", "turned", "zoomed_past_width"] and skipped == []
+    opacities = {c.make(random.Random(seed)).params["opacity"] for c in classes[:1] for seed in range(20)}
+    assert len(opacities) > 5 and all(0.08 <= o <= 0.2 for o in opacities)
+    few = PageSubject(case, (Artifact("page.html", b"<html><body><p>Build passing</p></body></html>"),))
+    assert page_legibility(few)[0] == [] and "fewer than 4 words" in page_legibility(few)[1][0].reason
+
+
+@pytest.mark.parametrize("kind", ["washed_out", "blurred", "turned", "zoomed_past_width"])
+def test_in_chromium_every_kind_of_unreadable_page_fails_render_check(
+    make_case: Callable[..., CaseSpec], renderer: Any, tmp_path: Path, kind: str
+) -> None:
+    from pytest_visioneval.graders.render_check import RenderCheckGrader
+    from tests.unit.graders.rendered_pages import RENDER, render_case
+
+    case = make_case(task="html_generation", prompt="a page", render=RENDER)
+    assert all(g.passed for g in RenderCheckGrader({}).grade(case, render_case(case, renderer, tmp_path, WORDY)).gates)
+    classes, _ = page_legibility(PageSubject(case, (Artifact("page.html", WORDY.encode()),)))
+    for seed in range(3):
+        variant = next(c for c in classes if c.name == kind).make(random.Random(seed))
+        assert variant is not None
+        html = variant.artifacts[0].data.decode()
+        failed = [
+            g.name for g in RenderCheckGrader({}).grade(case, render_case(case, renderer, tmp_path, html)).gates if not g.passed
+        ]
+        assert failed, variant.description
