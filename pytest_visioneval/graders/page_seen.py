@@ -110,26 +110,26 @@ def text_shown_gate(report: Mapping[str, Any], max_faint: float) -> Gate:
     shown_items = int(record.get("seen_items", 0))
     blocks = [b for b in record.get("hidden_blocks") or () if isinstance(b, dict) and b.get("exempt") is None]
     biggest = max(blocks, key=lambda b: int(b.get("items", 0)), default=None)
-    if biggest is not None and int(biggest["items"]) >= max(1, shown_items):
+    if biggest is not None:
         what = describe(str(biggest["state"]), str(biggest["why"]), str(biggest.get("by") or biggest["element"]))
-        return Gate(
-            "text_shown",
-            False,
-            f"{biggest['element']} is {what} {at_capture(report)}: it holds {int(biggest['items'])} pieces of content "
-            f"(text, pictures or drawn shapes; {int(biggest['chars'])} characters of text), "
-            f"as many as or more than the {shown_items} the page shows",
-        )
-    together = sum(int(b.get("items", 0)) for b in blocks)
-    if biggest is not None and len(blocks) > 1 and together >= max(1, shown_items):
-        # Cut into pieces (each section its own block, as when the page's body clips them): counted together.
-        what = describe(str(biggest["state"]), str(biggest["why"]), str(biggest.get("by") or biggest["element"]))
-        return Gate(
-            "text_shown",
-            False,
-            f"{len(blocks)} parts of the page are not seen {at_capture(report)} (the largest, {biggest['element']}, is "
-            f"{what}): together they hold {together} pieces of content, as many as or more than the {shown_items} "
-            "the page shows",
-        )
+        if int(biggest["items"]) >= max(1, shown_items):
+            return Gate(
+                "text_shown",
+                False,
+                f"{biggest['element']} is {what} {at_capture(report)}: it holds {int(biggest['items'])} pieces of "
+                f"content (text, pictures or drawn shapes; {int(biggest['chars'])} characters of text), "
+                f"as many as or more than the {shown_items} the page shows",
+            )
+        together = sum(int(b.get("items", 0)) for b in blocks)
+        if len(blocks) > 1 and together >= max(1, shown_items):
+            # Cut into pieces (each section its own block, as when the page's body clips them): counted together.
+            return Gate(
+                "text_shown",
+                False,
+                f"{len(blocks)} parts of the page are not seen {at_capture(report)} (the largest, {biggest['element']}, "
+                f"is {what}): together they hold {together} pieces of content, as many as or more than the "
+                f"{shown_items} the page shows",
+            )
     painted = _painted(chars)
     faint = int(chars.get("faint", 0))
     if painted and faint / painted > max_faint:

@@ -86,6 +86,28 @@ def test_an_unseen_block_fails_only_when_it_holds_as_much_as_the_page_shows() ->
     )
 
 
+def test_unseen_blocks_together_fail_when_they_hold_as_much_as_the_page_shows() -> None:
+    parts = [block("section", "clipped", "overflow:hidden", items, by="html") for items in (4, 3, 3)]
+    gate = text_shown_gate(report(hidden_blocks=parts), 0.1)
+    assert not gate.passed
+    assert gate.reason == (
+        "3 parts of the page are not seen at the capture (1.0 s after load) (the largest, section, is clipped away "
+        "(overflow:hidden on html)): together they hold 10 pieces of content, as many as or more than the 10 the page shows"
+    )
+    assert text_shown_gate(report(hidden_blocks=parts[:2]), 0.1).passed  # 7 of 10
+
+
+def test_a_picture_under_a_wide_layer_fails_not_covered_without_any_text_covered() -> None:
+    wall = {"element": "body::after", "state": "covered", "why": "covered", "by": "body::after", "chars": 0}
+    pictures = report(covering=[wall | {"viewport_share": 0.7, "drawn": 2}], drawn={"judged": 3, "covered": 2})
+    gate = not_covered_gate(pictures, 0.25, 0.5)
+    assert not gate.passed and gate.reason.startswith(
+        "body::after covers 70% of the viewport and 0 characters of the page's text and 2 picture(s) or drawn shape(s)"
+    )
+    badge = report(covering=[wall | {"viewport_share": 0.1, "drawn": 1}], drawn={"judged": 3, "covered": 1})
+    assert not_covered_gate(badge, 0.25, 0.5).passed
+
+
 def test_text_invisible_in_place_is_bounded() -> None:
     faint = block("p", "faint", "the colour of what is beneath it", 1)
     record = report(chars=CHARS | {"seen": 200, "faint": 100}, hidden_blocks=[faint])
