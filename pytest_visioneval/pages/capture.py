@@ -13,17 +13,22 @@ The pixels are Playwright's (``tests/unit/pages/test_capture.py`` compares
 them); the PNG files are about twice as large. What Playwright does and
 these captures do not: hide the text caret of a focused input.
 
-A capture Chromium refuses ("Unable to capture screenshot") is taken again
-with Playwright's screenshot, so a refusal costs time, never the capture.
+A capture Chromium refuses ("Unable to capture screenshot") is asked again
+twice, after 0.2 and 0.5 s, then taken with Playwright's screenshot, so a
+refusal costs time, never the capture.
 """
 
 from __future__ import annotations
 
+import asyncio
 import base64
 from typing import Any
 
 from .deadline import Deadline
 
+# Chromium refuses a capture now and then while it is busy (seen under load, with several pages at once): the
+# capture is asked again after these pauses, then taken with Playwright's screenshot.
+_REFUSED_PAUSES_S = (0.2, 0.5)
 # Web fonts still loading would be captured as their fallback. Awaited in the page's own world: a page that
 # breaks document.fonts only delays its own capture until its time budget ends.
 _FONTS_READY = "document.fonts ? document.fonts.ready.then(() => true) : true"
@@ -40,14 +45,17 @@ async def _capture(page: Any, cdp: Any, params: dict[str, Any], full_page: bool,
         raise
     except PlaywrightError:
         pass  # the document went away meanwhile (a reload): capture what shows
-    try:
-        command = {"format": "png", "optimizeForSpeed": True, **params}
-        reply = await deadline.within(cdp.send("Page.captureScreenshot", command), "Page.captureScreenshot")
-        return base64.b64decode(reply["data"])
-    except PlaywrightError as exc:
-        if "Unable to capture screenshot" not in exc.message:
-            raise
-        return bytes(await page.screenshot(full_page=full_page, timeout=max(1.0, deadline.remaining_ms())))
+    command = {"format": "png", "optimizeForSpeed": True, **params}
+    for pause_s in (*_REFUSED_PAUSES_S, None):
+        try:
+            reply = await deadline.within(cdp.send("Page.captureScreenshot", command), "Page.captureScreenshot")
+            return base64.b64decode(reply["data"])
+        except PlaywrightError as exc:
+            if "Unable to capture screenshot" not in exc.message:
+                raise
+        if pause_s is not None and deadline.remaining_ms() > 1000 * pause_s + 1000:
+            await asyncio.sleep(pause_s)  # refused while the browser is busy (many pages at once): soon taken
+    return bytes(await page.screenshot(full_page=full_page, timeout=max(1.0, deadline.remaining_ms())))
 
 
 async def viewport_capture(page: Any, cdp: Any, timeout_ms: float) -> bytes:

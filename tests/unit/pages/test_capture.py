@@ -80,6 +80,33 @@ def test_a_refused_capture_is_taken_with_playwrights_screenshot() -> None:
     assert np.array_equal(pixels(ours), pixels(theirs))
 
 
+class RefusingAtFirst(Refusing):
+    """Chromium refuses the first ``times`` captures, then takes them (busy, then not)."""
+
+    def __init__(self, cdp: Any, times: int):
+        super().__init__(cdp, "Protocol error (Page.captureScreenshot): Unable to capture screenshot")
+        self.left = times
+        self.asked = 0
+
+    async def send(self, method: str, params: Any = None) -> Any:
+        if method == "Page.captureScreenshot":
+            self.asked += 1
+            if self.left:
+                self.left -= 1
+                raise PlaywrightError(self.message)
+        return await self.cdp.send(method, params)
+
+
+def test_a_capture_refused_while_the_browser_is_busy_is_asked_again() -> None:
+    async def busy(page: Any, cdp: Any) -> tuple[bytes, bytes, int]:
+        refusing = RefusingAtFirst(cdp, 2)
+        return await viewport_capture(page, refusing, 5000), await page.screenshot(), refusing.asked
+
+    ours, theirs, asked = with_page(PAGE.replace("HEIGHT", "50"), busy)
+    assert asked == 3  # refused twice, then taken on the session (Playwright's screenshot was not needed)
+    assert np.array_equal(pixels(ours), pixels(theirs))
+
+
 def test_other_capture_errors_are_passed_on() -> None:
     async def closed(page: Any, cdp: Any) -> bytes:
         return await viewport_capture(page, Refusing(cdp, "Target page, context or browser has been closed"), 5000)
