@@ -47,8 +47,8 @@ Gates:
 * ``text_kept``      - (on unless ``text_kept: false``) the words the page's source
   writes in its body are still in its DOM at the capture, hidden or not (at
   least 30% of them): its scripts did not take the content away (see
-  :mod:`.page_kept`). Not applied to a page whose source writes fewer than 12
-  words (it builds its content by script).
+  :mod:`.page_kept`), unless the DOM holds more words than the source (a page
+  built by script). Not applied to a source of fewer than 4 words.
 * ``img_sources``    - (with ``img_sources: true``) every ``<img>`` shows an image
   file of the model's output, by the URL the browser resolved: a file that
   decodes as an image (or an SVG), not the page itself and not a capture the
@@ -104,6 +104,7 @@ from .base import Gate, Grade, GradeContext, Metric
 from .imaging import content_share as pixel_content_share
 from .imaging import decode, rgb_array
 from .page_kept import text_kept_gate
+from .page_layout import fits_width_gate, graphics_shown_gate
 from .page_legible import MIN_LEGIBLE, MIN_WORDS, legibility, legible_gate, page_words
 from .page_seen import (
     MAX_COVER_VIEWPORT,
@@ -367,49 +368,6 @@ def imgs_shown_gate(report: Mapping[str, Any]) -> Gate | None:
         False,
         f"none of the {len(loaded)} <img> that loaded is shown (display: none, visibility: hidden, opacity: 0 "
         f"or no size): {listed}",
-    )
-
-
-# A page may be this much wider than its viewport (a stray pixel of a 100vw box beside a scroll bar, a shadow).
-WIDTH_SLACK = 1.02
-WIDTH_SLACK_PX = 8
-
-
-def fits_width_gate(report: Mapping[str, Any]) -> Gate | None:
-    """The page is no wider than its viewport, or a person cannot scroll sideways to the rest; None when not measured."""
-    width = report.get("width")
-    if not isinstance(width, Mapping):
-        return None
-    page, viewport = int(width.get("page") or 0), int(width.get("viewport") or 0)
-    if not viewport:
-        return None
-    if page <= viewport * WIDTH_SLACK + WIDTH_SLACK_PX or not width.get("scrolls", True):
-        return Gate("fits_width", True, f"the page is {page} px wide in a {viewport} px viewport")
-    return Gate(
-        "fits_width",
-        False,
-        f"the page is {page} px wide in a {viewport} px viewport: a person scrolls sideways to see "
-        f"{1 - viewport / page:.0%} of its width, and the captures (the viewport's width) never show it",
-    )
-
-
-def graphics_shown_gate(report: Mapping[str, Any]) -> Gate | None:
-    """Of the drawn pictures (svg, canvas, video) that take room on the page, at least one is shown.
-
-    None when the page has none, or its report predates the measurement.
-    """
-    graphics = report.get("graphics")
-    if not isinstance(graphics, Mapping) or not int(graphics.get("laid_out") or 0):
-        return None
-    laid_out, shown = int(graphics["laid_out"]), int(graphics.get("shown") or 0)
-    if shown:
-        return Gate("graphics_shown", True, f"{shown} of the {laid_out} drawn pictures (svg, canvas, video) shown")
-    listed = ", ".join(str(label) for label in graphics.get("unseen") or ())
-    return Gate(
-        "graphics_shown",
-        False,
-        f"none of the {laid_out} drawn pictures (svg, canvas, video) that take room on the page is shown "
-        f"(visibility: hidden, opacity under 0.1): {listed}",
     )
 
 
