@@ -617,19 +617,19 @@ _MEASURE_JS = (
     return {display: cs.display, visibility: cs.visibility, opacity: Number(cs.opacity),
             content_visibility: cs.contentVisibility};
   };
-  // Drawn pictures (<svg> not inside another, <canvas>, <video>) that take room in the layout (16 px or more
-  // each way): how many, and how many a person sees. display:none leaves no room, so a sprite sheet or an
+  // Drawn pictures (<svg> not inside another, <canvas>, <video>; the first maxImages) that take room in the
+  // layout (16 px or more each way): how many, and how many a person sees. display:none leaves no room, so a sprite sheet or an
   // off-screen canvas is not counted; visibility:hidden or an opacity under 0.1 keeps the room, unseen.
   const faded = (el) => {
     let o = 1;
     for (let e = el; e; e = e.parentElement) o *= Number(getComputedStyle(e).opacity);
     return o < 0.1;
   };
-  const drawn = all('svg:not(svg svg), canvas, video').filter((el) => {
+  const drawn = all('svg:not(svg svg), canvas, video').slice(0, maxImages).filter((el) => {
     const r = el.getBoundingClientRect();
     return r.width >= 16 && r.height >= 16;
   });
-  const drawnShown = drawn.filter((el) => seen(el) && !faded(el));
+  const drawnShown = new Set(drawn.filter((el) => seen(el) && !faded(el)));
   const root = docGet('documentElement');
   const body = docGet('body');
   // How wide the page is against its viewport, and whether a person can scroll sideways to the rest (the
@@ -639,8 +639,8 @@ _MEASURE_JS = (
   const width = {page: Math.max(root.scrollWidth, body ? body.scrollWidth : 0), viewport: scroller.clientWidth || innerWidth,
                  scrolls: !['hidden', 'clip'].includes(getComputedStyle(overflowFrom).overflowX)};
   return {images, images_total: imgs.length, visibility: {html: style(root), body: style(body)}, width,
-          graphics: {laid_out: drawn.length, shown: drawnShown.length,
-                     unseen: drawn.filter((el) => !drawnShown.includes(el)).slice(0, 5).map((el) => el.tagName.toLowerCase()
+          graphics: {laid_out: drawn.length, shown: drawnShown.size,
+                     unseen: drawn.filter((el) => !drawnShown.has(el)).slice(0, 5).map((el) => el.tagName.toLowerCase()
                        + (el.id ? '#' + el.id.slice(0, 40) : ''))}};
 })"""
 )

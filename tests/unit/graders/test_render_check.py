@@ -554,3 +554,11 @@ def test_shipped_pages_pass_and_their_broken_variants_fail(
         failed = sorted(g.name for g in result.values() if not g.passed)
         # a broken variant may fail more (an overlay over a table leaves it showing no data); the page as shipped fails none
         assert (gate in failed) if gate else failed == [], (variant, {n: result[n].reason for n in failed})
+
+
+def test_drawn_pictures_are_counted_up_to_the_measured_bound(rendered: Callable[..., dict[str, Any]]) -> None:
+    from pytest_visioneval.pages.render import _MAX_IMAGES
+
+    icons = '<svg width="20" height="20"><rect width="20" height="20"/></svg>' * (_MAX_IMAGES + 500)
+    gate = rendered(f"<!doctype html><html><body><p>Icons</p>{icons}</body></html>")["graphics_shown"]
+    assert gate.passed and gate.reason == f"{_MAX_IMAGES} of the {_MAX_IMAGES} drawn pictures (svg, canvas, video) shown"
