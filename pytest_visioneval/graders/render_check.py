@@ -182,7 +182,8 @@ class RenderCheckGrader:
         captures = screenshots(artifacts, report)
         if report is None or not captures:
             return Grade(gates=(Gate("captured", False, "the page was not rendered: no render.json or no screenshot"),))
-        shares = {a.name: content_share(a) for a in captures}
+        images = {a.name: decoded_capture(a) for a in captures}  # once each, for not_blank and text_legible
+        shares = {name: pixel_content_share(rgb_array(image), _TOLERANCE) for name, image in images.items()}
         blank = [name for name, share in shares.items() if share < self.min_content]
         gates = [
             Gate("captured", True, f"{len(captures)} capture(s): {', '.join(shares)}"),
@@ -206,7 +207,7 @@ class RenderCheckGrader:
             if kept is not None:
                 gates.append(kept)
         if self.legible:
-            legible = self._legible(report, captures)
+            legible = self._legible(report, captures, images)
             if legible is not None:
                 gates.append(legible)
         if self.imgs_loaded:
@@ -232,7 +233,7 @@ class RenderCheckGrader:
         source = next((a for a in pages if a.name == entry), pages[0] if pages else None)
         return None if dom is None or source is None else text_kept_gate(source.data, dom.data, source.name)
 
-    def _legible(self, report: Mapping[str, Any], captures: Sequence[Artifact]) -> Gate | None:
+    def _legible(self, report: Mapping[str, Any], captures: Sequence[Artifact], images: Mapping[str, Any]) -> Gate | None:
         """The page's words read back from its capture (:mod:`.page_legible`); None when it shows too few to judge."""
         from .ocr import NOT_INSTALLED, tesseract_installed
 
@@ -247,11 +248,7 @@ class RenderCheckGrader:
         if not tesseract_installed():
             missing = NOT_INSTALLED.replace("the text grader", "render_check's text_legible")
             return Gate("text_legible", False, missing + "; or set legible: false")
-        try:
-            image = decode(capture.data)
-        except ValueError as exc:
-            return Gate("text_legible", False, f"{capture.name} does not decode ({exc})")
-        return legible_gate(legibility(text, capture.name, image), self.min_legible)
+        return legible_gate(legibility(text, capture.name, images[capture.name]), self.min_legible)
 
     def _page_errors(self, errors: list[str], failed_scripts: list[str]) -> Gate:
         if not errors and not failed_scripts:
@@ -419,10 +416,9 @@ def _source_problem(image: Mapping[str, Any], outputs: OutputImages) -> str | No
     return None if problem is None else (problem if file == image.get("src") else f"{file}: {problem}")
 
 
-def content_share(artifact: Artifact) -> float:
-    """The share of pixels that differ from the image's most common colour by more than 16 in some channel."""
+def decoded_capture(artifact: Artifact) -> Any:
+    """A capture's pixels (a Pillow image); a capture that does not decode is an error of the grader."""
     try:
-        image = decode(artifact.data)
+        return decode(artifact.data)
     except ValueError as exc:
         raise GraderError(f"render_check: capture {artifact.name} does not decode: {exc}") from exc
-    return pixel_content_share(rgb_array(image), _TOLERANCE)

@@ -103,12 +103,12 @@ SEEN_JS = r"""
     return m ? [Number(m[1]), Number(m[2]), Number(m[3]), m[4] === undefined ? 1 : Number(m[4])] : null;
   };
   const MEDIA = new Set(['IMG', 'VIDEO', 'CANVAS', 'IFRAME', 'OBJECT', 'EMBED', 'svg', 'PICTURE']);
-  const opaque = (el) => {
-    const s = cs(el);
+  // A computed style that fills its box: a background image, a backdrop filter, a background colour of alpha 0.5+.
+  const fills = (s) => {
     const bg = rgba(s.backgroundColor);
-    return MEDIA.has(el.tagName) || s.backgroundImage !== 'none' || (s.backdropFilter && s.backdropFilter !== 'none')
-      || (bg !== null && bg[3] >= 0.5);
+    return s.backgroundImage !== 'none' || (s.backdropFilter && s.backdropFilter !== 'none') || (bg !== null && bg[3] >= 0.5);
   };
+  const opaque = (el) => MEDIA.has(el.tagName) || fills(cs(el));
   // The ::before or ::after of el that could cover what lies beneath it: laid out apart from the flow
   // (absolute, fixed, sticky), opaque by opaque()'s rule, opacity 0.5 or more. Null when el has none.
   const pseudoCovers = new Map();
@@ -120,10 +120,7 @@ SEEN_JS = r"""
       const s = getComputedStyle(el, pseudo);
       if (['none', 'normal'].includes(s.content) || s.display === 'none' || s.visibility !== 'visible') continue;
       if (!['absolute', 'fixed', 'sticky'].includes(s.position)) continue;
-      const bg = rgba(s.backgroundColor);
-      const fills = s.backgroundImage !== 'none' || (s.backdropFilter && s.backdropFilter !== 'none')
-        || (bg !== null && bg[3] >= 0.5);
-      if (!fills || Number(s.opacity) * opacity(el) < 0.5) continue;
+      if (!fills(s) || Number(s.opacity) * opacity(el) < 0.5) continue;
       // Used sizes in px of a laid-out pseudo-element; its border box, as an element's area() measures it.
       const edges = (a, b) => (s.boxSizing === 'border-box' ? 0
         : parseFloat(s['padding' + a]) + parseFloat(s['padding' + b])
