@@ -41,6 +41,7 @@ from pathlib import Path
 from typing import Any
 
 from ..artifacts import describe_os_error, making_folder, write_atomic
+from .turn import turn_released
 
 MODES = ("on", "off", "read", "write")
 KINDS = ("model", "judge")
@@ -132,8 +133,10 @@ class CallCache:
             return
         offset = _offset(kind, key)
         locks = self._locks
-        with locks.in_process(offset):
-            fd = self._hold_byte(offset)
+        with contextlib.ExitStack() as held:
+            with turn_released():  # the same request may be on the wire for another thread or process
+                held.enter_context(locks.in_process(offset))
+                fd = self._hold_byte(offset)
             try:
                 yield
             finally:

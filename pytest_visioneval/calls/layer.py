@@ -34,6 +34,7 @@ from .cache import CallCache
 from .concurrency import RunConcurrency
 from .deferred import CallDeferred
 from .interrupt import CallsStopped
+from .turn import turn_released
 from .usage import CaseUsage, Prices, current_usage, paid_by
 from .waiting import may_wait
 
@@ -376,7 +377,12 @@ class CallLayer:
             return base * (0.75 + random.random() / 2)  # jitter: workers retrying together spread out
 
         def attempt() -> CallResult:
-            with contextlib.nullcontext() if slot_in_transport else self.limit.slot():
+            with contextlib.ExitStack() as waits:
+                if not slot_in_transport:
+                    # Its client takes no slot on the wire (the slot transport also lets the turn go there):
+                    # the attempt is all waiting, for the slot and the reply (calls/turn.py).
+                    waits.enter_context(turn_released())
+                    waits.enter_context(self.limit.slot())
                 started = time.perf_counter()
                 try:
                     return run()
@@ -393,9 +399,14 @@ class CallLayer:
         def before_sleep(state: RetryCallState) -> None:
             usage.retried(kind)
 
+        def sleep(seconds: float) -> None:
+            with turn_released():
+                time.sleep(seconds)
+
         retrying = Retrying(
             stop=stop_after_attempt(max(1, attempts or s.max_attempts)),
             wait=wait,
+            sleep=sleep,
             retry=retry_if_exception(is_retryable),
             before_sleep=before_sleep,
             reraise=True,

@@ -22,6 +22,7 @@ import threading
 from typing import TYPE_CHECKING, Any
 
 from .concurrency import RunConcurrency
+from .turn import turn_released
 
 if TYPE_CHECKING:
     import ssl
@@ -61,7 +62,8 @@ def client_with_slots(limit: RunConcurrency, timeout: float) -> httpx2.Client:
             return pool
 
         def handle_request(self, request: httpx2.Request) -> httpx2.Response:
-            with limit.slot() as index:
+            # The turn is let go while the request waits for a slot and is on the wire (calls/turn.py).
+            with turn_released(), limit.slot() as index:
                 response = self._pool(index).handle_request(request)
                 try:
                     response.read()

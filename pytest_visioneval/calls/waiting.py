@@ -14,6 +14,11 @@ The points that wait: a call the cache does not hold (:mod:`calls.layer`), a
 page to render (:mod:`pages.prepare`), OCR (:mod:`graders.ocr`), and a model
 that does not declare ``waits_only_in_calls = True`` (every model from a
 third-party package, unless it does).
+
+Where a point waits for the whole of a block (:func:`waiting`), the case thread
+also lets its turn go for the block (:mod:`turn`). A call's wait is narrower: the
+call layer lets the turn go only while the request is on the wire, a slot or the
+cache's lock is awaited, or a retry sleeps, so the SDK's own work stays in turn.
 """
 
 from __future__ import annotations
@@ -21,6 +26,8 @@ from __future__ import annotations
 import contextlib
 import contextvars
 from collections.abc import Iterator
+
+from .turn import turn_released
 
 _forbidden: contextvars.ContextVar[bool] = contextvars.ContextVar("visioneval_waiting_forbidden", default=False)
 
@@ -37,6 +44,14 @@ def may_wait(what: str) -> None:
     """Mark a point that may wait (``what`` says for what); raises :class:`WouldWait` where waiting is forbidden."""
     if _forbidden.get():
         raise WouldWait(what)
+
+
+@contextlib.contextmanager
+def waiting(what: str) -> Iterator[None]:
+    """A block that waits (``what`` says for what): :func:`may_wait`, then the block with the turn let go."""
+    may_wait(what)
+    with turn_released():
+        yield
 
 
 @contextlib.contextmanager

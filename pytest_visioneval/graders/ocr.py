@@ -108,7 +108,7 @@ import pytesseract
 from PIL import Image, ImageOps
 
 from ..artifacts import Artifact
-from ..calls.waiting import may_wait
+from ..calls.waiting import waiting
 from ..cases.spec import CaseSpec
 from ..errors import GraderError
 from .base import Gate, Grade, GradeContext, Metric
@@ -740,9 +740,9 @@ def _union(boxes: Any) -> Box:
 
 
 def _tesseract(call: Callable[..., Any], image: Image.Image, lang: str, psm: int, **kwargs: Any) -> Any:
-    may_wait("OCR")
     try:
-        return call(image, lang=lang, config=f"--psm {psm}", timeout=OCR_TIMEOUT_S, **kwargs)
+        with waiting("OCR"):
+            return call(image, lang=lang, config=f"--psm {psm}", timeout=OCR_TIMEOUT_S, **kwargs)
     except pytesseract.TesseractNotFoundError as exc:
         raise GraderError(NOT_INSTALLED) from exc
     except pytesseract.TesseractError as exc:

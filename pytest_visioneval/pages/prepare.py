@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from ..artifacts import Artifact, ArtifactStore
-from ..calls.waiting import may_wait
+from ..calls.waiting import waiting
 from ..cases.spec import CaseSpec
 from ..graders.base import Metric
 from ..graders.rendered import DOM_NAME, REPORT_NAME, capture_names
@@ -55,8 +55,8 @@ def prepare(
     entry = next((a for a in artifacts if a.kind == "html" and a.path is not None), None)
     if entry is None or entry.path is None:
         raise ExtractionError(f"case {case.uid} asks for render, but its output holds no HTML page")
-    may_wait("a page to render")
-    result = renderer().render(entry.path.parent, entry.path.name, RenderOptions.from_mapping(dict(case.render)))
+    with waiting("a page to render"):
+        result = renderer().render(entry.path.parent, entry.path.name, RenderOptions.from_mapping(dict(case.render)))
     captured = store.save_derived(model, case.suite, folder, _captures(result), f"rendered {entry.name} in Chromium")
     return PreparedOutput(artifacts + captured, _render_metrics(result), {"render.seconds": result.seconds})
 

@@ -6,16 +6,19 @@ Plain functions over plain data; the pytest side (fixtures, items) only calls
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Mapping
 from typing import Any
 
 from ..artifacts import Artifact, ArtifactStore
-from ..calls.waiting import may_wait, model_waits_only_in_calls
+from ..calls.turn import turn_released
+from ..calls.waiting import model_waits_only_in_calls, waiting
 from ..cases.image_limits import ImageTooLarge, check_case_total
 from ..cases.spec import CaseSpec
 from ..errors import GraderError
 from ..graders import Gate, GradeContext, Metric, create_grader
 from ..graders.outcome import CaseEvaluation, GateOutcome
+from ..graders.registry import BUILTIN_GRADERS
 from ..models.base import Model
 
 PIXELS_GATE = "outputs.pixels"  # the case's output images together, past VISIONEVAL_MAX_CASE_PIXELS
@@ -36,9 +39,11 @@ def generate(
     label: str | None = None,
 ) -> tuple[Artifact, ...]:
     """Run the model and store its output under ``folder`` (default: the case id) of its ``label`` (default: its name)."""
-    if not model_waits_only_in_calls(model):
-        may_wait(f"the model {model.name}")
-    output = model.generate(case, effective_params(case, overrides))
+    if model_waits_only_in_calls(model):
+        output = model.generate(case, effective_params(case, overrides))
+    else:
+        with waiting(f"the model {model.name}"):
+            output = model.generate(case, effective_params(case, overrides))
     return store.save(label or model.name, case.suite, folder or case.id, output)
 
 
@@ -60,8 +65,11 @@ def grade(
         return CaseEvaluation(case, artifacts, (refused,), tuple(metrics), ())
     for spec in case.graders:
         grader = create_grader(spec.use, spec.options)
+        # A grader from another package may wait for anything (its own client, a model server): not in turn.
+        foreign = spec.use not in BUILTIN_GRADERS
         try:
-            result = grader.grade(case, artifacts, context)
+            with turn_released() if foreign else contextlib.nullcontext():
+                result = grader.grade(case, artifacts, context)
         except (ValueError, OSError) as exc:
             raise GraderError(f"grader {spec.name!r} ({spec.use}) failed: {exc}") from exc
         if result.skipped is not None:

@@ -57,6 +57,7 @@ from typing import Any
 
 from ..artifacts import describe_os_error, write_atomic
 from ..calls.redact import redact_data
+from ..calls.turn import holding_turn
 from ..calls.usage import taking_over
 from ..cases.spec import CaseSpec
 from .evaluation import Environment, evaluate_case, evaluate_without_waiting
@@ -366,7 +367,8 @@ class CasePipeline:
 
     def _job(self, nodeid: str, case: CaseSpec) -> dict[str, Any]:
         try:
-            with taking_over(self._dead.get(nodeid)):  # its dead claimer's cached calls are this outcome's to count
+            # In turn with the other case threads (calls/turn.py); its dead claimer's cached calls are its to count.
+            with holding_turn(), taking_over(self._dead.get(nodeid)):
                 outcome = evaluate_case(case, self._env(nodeid))
             self._publish(nodeid, outcome)
             return outcome

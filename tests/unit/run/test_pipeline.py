@@ -20,6 +20,7 @@ from typing import Any
 import pytest
 
 from pytest_visioneval.artifacts import Artifact, ArtifactStore, ModelOutput
+from pytest_visioneval.calls.turn import holds_turn
 from pytest_visioneval.calls.waiting import may_wait
 from pytest_visioneval.cases.spec import CaseSpec
 from pytest_visioneval.errors import ModelError
@@ -216,6 +217,28 @@ def test_a_model_that_may_wait_elsewhere_always_goes_to_a_pool_thread(
     pipeline.close()
     assert model.calls == {case.id: 1 for _, case in cases}
     assert all(len(names) == 1 and names[0].startswith("visioneval-case") for names in model.threads.values())
+
+
+@pytest.mark.parametrize("waits_only_in_calls", [True, False])
+def test_a_case_evaluated_ahead_works_in_turn_and_lets_it_go_for_a_model_that_may_wait(
+    tmp_path: Path, png: bytes, cases: list[tuple[str, CaseSpec]], waits_only_in_calls: bool
+) -> None:
+    """calls/turn.py: a pool thread holds the process's turn for its case, except around its waits."""
+    in_turn: dict[str, bool] = {}
+
+    class TurnModel(InlineModel):
+        def generate(self, case: CaseSpec, params: Mapping[str, Any]) -> ModelOutput:
+            if threading.current_thread().name.startswith("visioneval-case"):
+                in_turn[case.id] = holds_turn()
+            return super().generate(case, params)
+
+    model = TurnModel(png, waits_for=[case.id for _, case in cases])  # none can be made where it starts
+    model.waits_only_in_calls = waits_only_in_calls  # type: ignore[misc]
+    pipeline = CasePipeline(environment(model, tmp_path), cases, 4)
+    for nodeid, case in cases:
+        check_outcome(pipeline.outcome_for(nodeid, case), case, tmp_path, png)
+    pipeline.close()
+    assert in_turn == {case.id: waits_only_in_calls for _, case in cases}
 
 
 def test_cases_made_where_they_start_count_against_the_cases_run_ahead(

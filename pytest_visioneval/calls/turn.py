@@ -1,0 +1,88 @@
+"""The case threads of a process take turns at their local work; each lets the turn go while it waits.
+
+Every case evaluated ahead runs on a pool thread (:mod:`run.pipeline`). Between its waits (a reply
+on the wire, a slot, the cache's lock for its key, a render, OCR) a case does milliseconds of
+Python: the SDK builds the request and reads the reply, graders decode and measure, the cache and
+the run folder are written. With dozens of such threads runnable at once, every blocking system
+call one of them makes hands the interpreter lock to another and back, and a run at c=64 spent a
+fifth of its CPU switching threads (73 context switches per API call against the bare client's 1;
+docs/calls.md, fifteenth sitting).
+
+So a case thread holds *the turn*, one lock per process, while it does its own work, and lets it go
+around each wait (:func:`turn_released`, at the points of :mod:`waiting`, the HTTP transport, the
+cache's single flight and the retry sleeps). The interpreter lock is then wanted by the turn's
+holder and pytest's thread, not by every thread whose reply has just come in, and the switches per
+call fell to about 20.
+
+The turn is an optimisation, never a condition of progress: a thread that has waited
+:data:`WAIT_LIMIT_S` for it goes on without it (and holds none until its next wait). A wait that
+was missed, or code that holds the turn and blocks on another case thread, costs at most that much
+time, never a deadlock. Threads that never took the turn (pytest's, the renderer's, a grader's
+own) are not held back by it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+from collections.abc import Iterator
+
+# Longer than the turn is held for by the queue of case threads at c=64 (its 99th percentile measured
+# 0.44 s there), far shorter than anything a user would notice as a stall.
+WAIT_LIMIT_S = 0.5
+
+_turn = threading.Lock()
+_holder = threading.local()  # .held: whether this thread holds the turn now
+_went_on = 0  # waits that reached WAIT_LIMIT_S (the thread went on without the turn)
+_count_lock = threading.Lock()
+
+
+def _take() -> None:
+    global _went_on
+    held = _turn.acquire(timeout=WAIT_LIMIT_S)
+    _holder.held = held
+    if not held:
+        with _count_lock:
+            _went_on += 1
+
+
+def _give_back() -> None:
+    _holder.held = False
+    _turn.release()
+
+
+def holds_turn() -> bool:
+    """Whether the calling thread holds the turn."""
+    return bool(getattr(_holder, "held", False))
+
+
+def went_on_without_turn() -> int:
+    """How many times a thread of this process stopped waiting for the turn and went on without it."""
+    return _went_on
+
+
+@contextlib.contextmanager
+def holding_turn() -> Iterator[None]:
+    """Do the block's local work in turn with the process's other case threads."""
+    if holds_turn():  # already held further up this thread
+        yield
+        return
+    _take()
+    try:
+        yield
+    finally:
+        if holds_turn():
+            _give_back()
+
+
+@contextlib.contextmanager
+def turn_released() -> Iterator[None]:
+    """Let the turn go for the block (a wait), and take it again after; nothing for a thread without it."""
+    if not holds_turn():
+        yield
+        return
+    _give_back()
+    try:
+        yield
+    finally:
+        _take()

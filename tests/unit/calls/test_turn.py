@@ -1,0 +1,209 @@
+"""calls/turn.py: case threads take turns at their local work and let the turn go while they wait."""
+
+from __future__ import annotations
+
+import threading
+import time
+from pathlib import Path
+
+import httpx2
+import openai
+import pytest
+
+from pytest_visioneval.calls import turn
+from pytest_visioneval.calls.cache import CallCache
+from pytest_visioneval.calls.concurrency import RunConcurrency
+from pytest_visioneval.calls.layer import CallLayer, CallResult, CallSettings
+from pytest_visioneval.calls.slot_transport import client_with_slots
+from pytest_visioneval.calls.waiting import WouldWait, waiting, without_waiting
+from pytest_visioneval.testing import FakeOpenAIServer
+from tests.conftest import run_in_threads
+
+
+@pytest.fixture(autouse=True)
+def short_wait_limit(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A test that went wrong waits 2 s for the turn, not for ever; a wait that reaches it is counted."""
+    monkeypatch.setattr(turn, "WAIT_LIMIT_S", 2.0)
+
+
+def test_one_thread_at_a_time_holds_the_turn() -> None:
+    inside = 0
+    most = 0
+    lock = threading.Lock()
+
+    def work(_: int) -> None:
+        nonlocal inside, most
+        for _ in range(20):
+            with turn.holding_turn():
+                with lock:
+                    inside += 1
+                    most = max(most, inside)
+                time.sleep(0.0005)  # a blocking call made in turn keeps the others out
+                with lock:
+                    inside -= 1
+
+    before = turn.went_on_without_turn()
+    run_in_threads(work, 4)
+    assert most == 1
+    assert turn.went_on_without_turn() == before
+
+
+def test_a_released_turn_lets_another_thread_work_while_this_one_waits() -> None:
+    waiting_started = threading.Event()
+    other_worked = threading.Event()
+
+    def waiter() -> None:
+        with turn.holding_turn():
+            with turn.turn_released():
+                waiting_started.set()
+                assert other_worked.wait(5), "the other thread never got the turn"
+            assert turn.holds_turn()  # taken again after the wait
+
+    def other() -> None:
+        assert waiting_started.wait(5)
+        with turn.holding_turn():
+            other_worked.set()
+
+    threads = [threading.Thread(target=waiter), threading.Thread(target=other)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(10)
+    assert other_worked.is_set()
+
+
+def test_releasing_without_the_turn_and_holding_it_twice_change_nothing() -> None:
+    assert not turn.holds_turn()
+    with turn.turn_released():
+        assert not turn.holds_turn()
+    with turn.holding_turn():
+        with turn.holding_turn():  # held further up this thread: not taken twice (that would block for ever)
+            assert turn.holds_turn()
+        assert turn.holds_turn()
+        with turn.turn_released(), turn.turn_released():  # the inner one has nothing to let go
+            assert not turn.holds_turn()
+        assert turn.holds_turn()
+    assert not turn.holds_turn()
+
+
+def test_a_thread_that_waits_too_long_goes_on_without_the_turn(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A holder that blocks on something (a wait nobody marked) delays the others by the limit, never for ever."""
+    monkeypatch.setattr(turn, "WAIT_LIMIT_S", 0.05)
+    release_holder = threading.Event()
+    holder_in = threading.Event()
+    seen: list[bool] = []
+
+    def holder() -> None:
+        with turn.holding_turn():
+            holder_in.set()
+            release_holder.wait(5)
+
+    thread = threading.Thread(target=holder)
+    thread.start()
+    assert holder_in.wait(5)
+    before = turn.went_on_without_turn()
+    started = time.monotonic()
+    with turn.holding_turn():
+        seen.append(turn.holds_turn())
+        with turn.turn_released():  # nothing held: nothing let go, and the holder's turn is not released
+            pass
+    waited = time.monotonic() - started
+    release_holder.set()
+    thread.join(5)
+    assert seen == [False]
+    assert turn.went_on_without_turn() == before + 1
+    assert 0.04 < waited < 2
+    with turn.holding_turn():  # the holder let go: the turn is free again
+        assert turn.holds_turn()
+
+
+def test_a_wait_marked_with_waiting_lets_the_turn_go_and_is_refused_where_waiting_is_forbidden() -> None:
+    with turn.holding_turn():
+        with waiting("a page to render"):
+            assert not turn.holds_turn()
+        assert turn.holds_turn()
+    with without_waiting(), pytest.raises(WouldWait, match="OCR"), waiting("OCR"):
+        pass
+
+
+def test_two_threads_asking_for_the_same_call_do_not_wait_on_each_other_for_the_turn(tmp_path: Path) -> None:
+    """The first holds the key's lock while its request is on the wire without the turn; the second waits for
+    the key without the turn too, so the first can take the turn back, store its reply and let the key go."""
+    cache = CallCache(tmp_path / "cache", "on")
+    on_the_wire = threading.Event()
+    order: list[str] = []
+
+    def first() -> None:
+        with turn.holding_turn(), cache.single_flight("model", "ab" * 32):
+            order.append("first has the key")
+            with turn.turn_released():  # what the slot transport does while the request is out
+                on_the_wire.set()
+                time.sleep(0.2)
+            order.append("first stored its reply")
+
+    def second() -> None:
+        assert on_the_wire.wait(5)
+        with turn.holding_turn(), cache.single_flight("model", "ab" * 32):
+            order.append("second has the key")
+
+    before = turn.went_on_without_turn()
+    threads = [threading.Thread(target=first), threading.Thread(target=second)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(10)
+    assert order == ["first has the key", "first stored its reply", "second has the key"]
+    assert turn.went_on_without_turn() == before  # nobody had to give up waiting for the turn
+
+
+def test_requests_through_the_slot_transport_are_on_the_wire_together_while_threads_hold_turns() -> None:
+    with FakeOpenAIServer(latency=0.3) as server:
+        server.text_reply = "fine"
+        limit = RunConcurrency(4, None)
+        client = openai.OpenAI(api_key="k", base_url=server.base_url, max_retries=0, http_client=client_with_slots(limit, 10.0))
+        try:
+
+            def work(n: int) -> None:
+                with turn.holding_turn():
+                    reply = client.chat.completions.create(model="m", messages=[{"role": "user", "content": f"q{n}"}])
+                    assert reply.choices[0].message.content == "fine"
+                    assert turn.holds_turn()
+
+            started = time.monotonic()
+            run_in_threads(work, 4)
+            took = time.monotonic() - started
+        finally:
+            client.close()
+            limit.close()
+        assert server.max_in_flight == 4
+    assert took < 4 * 0.3  # one after another would take the four latencies
+
+
+def test_a_call_without_the_slot_transport_and_its_retry_sleeps_wait_without_the_turn(tmp_path: Path) -> None:
+    layer = CallLayer(CallSettings(cache_dir=None, max_attempts=2, backoff=0.05))
+    held_in_attempts: list[bool] = []
+
+    def run() -> CallResult:
+        held_in_attempts.append(turn.holds_turn())
+        if len(held_in_attempts) == 1:
+            raise openai.APIConnectionError(request=httpx2.Request("POST", "http://127.0.0.1:9/v1/images"))
+        return CallResult({"ok": True}, {})
+
+    other_ran = threading.Event()
+
+    def other() -> None:
+        while not held_in_attempts:
+            time.sleep(0.001)
+        with turn.holding_turn():  # gets the turn while the first thread sleeps before its retry
+            other_ran.set()
+
+    thread = threading.Thread(target=other)
+    thread.start()
+    with turn.holding_turn():
+        result = layer.call("model", "m", {"prompt": "p"}, run)
+        assert turn.holds_turn()
+    thread.join(5)
+    assert result.value == {"ok": True}
+    assert held_in_attempts == [False, False]
+    assert other_ran.is_set()
+    layer.close()
