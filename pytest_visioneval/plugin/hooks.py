@@ -23,7 +23,7 @@ from .collect_errors import CaseFileErrorTolerance
 from .interrupts import REQUESTS_WORKEROUTPUT_KEY, STOPPED_CASE_TEXT, InterruptHandler, stopped_case
 from .items import CaseFile, CaseItem, is_case_file
 from .options import add_options, build_settings, settings_key
-from .records import for_early_report, record_for
+from .records import for_early_report, pack_record, record_for, unpack_record
 from .regrade import add_regrade_option
 from .run_id import (
     TOKEN_WORKERINPUT_KEY,
@@ -241,6 +241,23 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
     if report.when != "teardown" and hasattr(item.config, "workerinput"):
         for_early_report(report)
     return report
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_report_to_serializable(config: pytest.Config, report: pytest.CollectReport | pytest.TestReport) -> Any:
+    """A worker's report leaves with our record as one JSON text (plugin/records.py)."""
+    data = yield
+    if isinstance(data, dict) and hasattr(config, "workerinput"):
+        pack_record(data)
+    return data
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_report_from_serializable(config: pytest.Config, data: dict[str, Any]) -> Any:
+    """The controller reads the record a worker packed before pytest rebuilds the report."""
+    if isinstance(data, dict):
+        unpack_record(data)
+    return (yield)
 
 
 @pytest.hookimpl(tryfirst=True)

@@ -6,7 +6,7 @@ import copy
 from types import SimpleNamespace
 from typing import Any
 
-from pytest_visioneval.plugin.records import PROPERTY, for_early_report
+from pytest_visioneval.plugin.records import PROPERTY, for_early_report, pack_record, unpack_record
 
 
 def evaluated_record() -> dict[str, Any]:
@@ -61,3 +61,42 @@ def test_a_report_without_a_record_is_left_alone() -> None:
     report = SimpleNamespace(user_properties=[("a", 1)])
     for_early_report(report)  # type: ignore[arg-type]
     assert report.user_properties == [("a", 1)]
+
+
+def test_a_serialized_report_carries_the_record_as_one_json_text_that_the_controller_reads_back() -> None:
+    from execnet import gateway_base
+
+    record = evaluated_record()
+    own_list = [("other", 1), (PROPERTY, record)]
+    data: dict[str, Any] = {"nodeid": "demo.eval.yaml::one", "user_properties": own_list}
+    pack_record(data)
+    assert own_list[1] == (PROPERTY, record)  # the report's own list is left as it was
+    name, text = data["user_properties"][1]
+    assert name == PROPERTY and isinstance(text, str)
+    assert data["user_properties"][0] == ("other", 1)
+    arrived = gateway_base.loads_internal(gateway_base.dumps_internal(data))  # what xdist sends between processes
+    unpack_record(arrived)
+    assert arrived["user_properties"] == [("other", 1), (PROPERTY, record)]
+
+
+def test_a_record_that_json_would_change_travels_as_it_is() -> None:
+    record = {**evaluated_record(), "spread": (0.1, 0.2), "by_repeat": {1: "a"}}
+    data: dict[str, Any] = {"user_properties": [(PROPERTY, record)]}
+    pack_record(data)
+    assert data["user_properties"] == [(PROPERTY, record)]
+    unpack_record(data)
+    assert data["user_properties"] == [(PROPERTY, record)]
+
+
+def test_reports_without_a_record_or_properties_are_left_alone() -> None:
+    odd = (
+        {"user_properties": [("a", "text")]},
+        {"nodeid": "x"},
+        {"user_properties": None},
+        {"user_properties": [(PROPERTY, "{not json")]},
+    )
+    for data in odd:
+        before = copy.deepcopy(data)
+        pack_record(data)
+        unpack_record(data)
+        assert data == before
