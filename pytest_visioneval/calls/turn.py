@@ -15,7 +15,7 @@ holder and pytest's thread, not by every thread whose reply has just come in, an
 call fell to about 20.
 
 The turn is an optimisation, never a condition of progress: a thread that has waited
-:data:`WAIT_LIMIT_S` for it goes on without it (and holds none until its next wait). A wait that
+:data:`WAIT_LIMIT_S` for it goes on without it, and asks again after its next wait. A wait that
 was missed, or code that holds the turn and blocks on another case thread, costs at most that much
 time, never a deadlock. Threads that never took the turn (pytest's, the renderer's, a grader's
 own) are not held back by it.
@@ -32,7 +32,8 @@ from collections.abc import Iterator
 WAIT_LIMIT_S = 0.5
 
 _turn = threading.Lock()
-_holder = threading.local()  # .held: whether this thread holds the turn now
+# Per thread: .wanted (inside holding_turn), .held (holds the turn now), .waits (turn_released blocks open).
+_holder = threading.local()
 _went_on = 0  # waits that reached WAIT_LIMIT_S (the thread went on without the turn)
 _count_lock = threading.Lock()
 
@@ -64,25 +65,34 @@ def went_on_without_turn() -> int:
 @contextlib.contextmanager
 def holding_turn() -> Iterator[None]:
     """Do the block's local work in turn with the process's other case threads."""
-    if holds_turn():  # already held further up this thread
+    if getattr(_holder, "wanted", False):  # already inside one further up this thread
         yield
         return
+    _holder.wanted, _holder.waits = True, 0
     _take()
     try:
         yield
     finally:
+        _holder.wanted = False
         if holds_turn():
             _give_back()
 
 
 @contextlib.contextmanager
 def turn_released() -> Iterator[None]:
-    """Let the turn go for the block (a wait), and take it again after; nothing for a thread without it."""
-    if not holds_turn():
+    """Let the turn go for the block (a wait) and take it again after; nothing outside :func:`holding_turn`.
+
+    A thread that went on without the turn asks for it again after its next wait. Only the outermost of
+    nested blocks lets go and takes again.
+    """
+    if not getattr(_holder, "wanted", False) or _holder.waits:
         yield
         return
-    _give_back()
+    _holder.waits = 1
+    if holds_turn():
+        _give_back()
     try:
         yield
     finally:
+        _holder.waits = 0
         _take()

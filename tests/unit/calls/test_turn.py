@@ -86,7 +86,9 @@ def test_releasing_without_the_turn_and_holding_it_twice_change_nothing() -> Non
     assert not turn.holds_turn()
 
 
-def test_a_thread_that_waits_too_long_goes_on_without_the_turn(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_thread_that_waits_too_long_goes_on_without_the_turn_and_asks_again_after_its_next_wait(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     """A holder that blocks on something (a wait nobody marked) delays the others by the limit, never for ever."""
     monkeypatch.setattr(turn, "WAIT_LIMIT_S", 0.05)
     release_holder = threading.Event()
@@ -104,17 +106,17 @@ def test_a_thread_that_waits_too_long_goes_on_without_the_turn(monkeypatch: pyte
     before = turn.went_on_without_turn()
     started = time.monotonic()
     with turn.holding_turn():
+        waited = time.monotonic() - started
         seen.append(turn.holds_turn())
-        with turn.turn_released():  # nothing held: nothing let go, and the holder's turn is not released
-            pass
-    waited = time.monotonic() - started
-    release_holder.set()
-    thread.join(5)
-    assert seen == [False]
+        release_holder.set()
+        thread.join(5)
+        with turn.turn_released():  # nothing held to let go; after the wait it asks again, and the turn is free
+            seen.append(turn.holds_turn())
+        seen.append(turn.holds_turn())
+    assert seen == [False, False, True]
     assert turn.went_on_without_turn() == before + 1
     assert 0.04 < waited < 2
-    with turn.holding_turn():  # the holder let go: the turn is free again
-        assert turn.holds_turn()
+    assert not turn.holds_turn()
 
 
 def test_a_wait_marked_with_waiting_lets_the_turn_go_and_is_refused_where_waiting_is_forbidden() -> None:
