@@ -10,15 +10,16 @@ docs/calls.md, fifteenth sitting).
 
 So a case thread holds *the turn*, one lock per process, while it does its own work, and lets it go
 around each wait (:func:`turn_released`, at the points of :mod:`waiting`, the HTTP transport, the
-cache's single flight and the retry sleeps). The interpreter lock is then wanted by the turn's
-holder and pytest's thread, not by every thread whose reply has just come in, and the switches per
-call fell to about 20.
+cache's single flight and the retry sleeps). pytest's thread holds it too while it runs a case's
+test (set-up, hooks, reports: ``plugin/hooks.py``), letting it go while it waits for the case's
+outcome. The interpreter lock is then wanted by one thread at a time, not by every thread whose
+reply has just come in, and the switches per call fell from about 73 to about 20.
 
 The turn is an optimisation, never a condition of progress: a thread that has waited
 :data:`WAIT_LIMIT_S` for it goes on without it, and asks again after its next wait. A wait that
 was missed, or code that holds the turn and blocks on another case thread, costs at most that much
-time, never a deadlock. Threads that never took the turn (pytest's, the renderer's, a grader's
-own) are not held back by it.
+time, never a deadlock. Threads that never take the turn (the renderer's, a grader's own, pytest's
+running a plain Python test) are not held back by it.
 """
 
 from __future__ import annotations

@@ -9,6 +9,7 @@ import pytest
 
 from ..calls.layer import CallLayer
 from ..calls.slot_server import SlotServer
+from ..calls.turn import holding_turn
 from . import fixtures as _fixtures
 from . import gc_freeze, help_groups, logger_registry, markdown_option, redact_logs, sdk_preload
 from .call_options import (
@@ -232,6 +233,15 @@ def pytest_collection_finish(session: pytest.Session) -> None:
 def pytest_runtest_setup(item: pytest.Item) -> None:
     if isinstance(item, CaseItem):
         record_for(item)  # a case that errors before grading is still reported as itself
+
+
+@pytest.hookimpl(wrapper=True, tryfirst=True)
+def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> Any:
+    """A case's test runs in turn with the case threads (calls/turn.py): its set-up, reports and hooks are local work."""
+    if not isinstance(item, CaseItem):
+        return (yield)
+    with holding_turn():
+        return (yield)
 
 
 @pytest.hookimpl(wrapper=True)

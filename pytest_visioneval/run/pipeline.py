@@ -57,7 +57,7 @@ from typing import Any
 
 from ..artifacts import describe_os_error, write_atomic
 from ..calls.redact import redact_data
-from ..calls.turn import holding_turn
+from ..calls.turn import holding_turn, turn_released
 from ..calls.usage import taking_over
 from ..cases.spec import CaseSpec
 from .evaluation import Environment, evaluate_case, evaluate_without_waiting
@@ -188,9 +188,11 @@ class CasePipeline:
                 future = self._begin(nodeid)
         if future is not None and start_now:
             self._run(nodeid, case, future)
-        if future is None:
-            future = self._claimed_elsewhere(nodeid, case)
-        outcome = future.result()
+        # pytest's thread runs a case's test in turn (plugin/hooks.py) and lets it go while it waits here.
+        with turn_released():
+            if future is None:
+                future = self._claimed_elsewhere(nodeid, case)
+            outcome = future.result()
         with self._lock:
             self._futures.pop(nodeid, None)
             self._made_here.discard(nodeid)

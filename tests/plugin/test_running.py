@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import json
 from pathlib import Path
 
 import pytest
@@ -118,3 +119,25 @@ def test_model_params_from_cli_override_case_params(pytester: pytest.Pytester, d
     result.assert_outcomes(passed=3)
     provenance = read_json(pytester.path / "out" / "r" / "reference" / "demo" / "first" / "provenance.json")
     assert provenance["params"] == {"quality": "high", "n": 2}
+
+
+def test_a_cases_test_runs_in_turn_with_the_case_threads_and_a_plain_test_does_not(
+    pytester: pytest.Pytester, demo_suite: Path
+) -> None:
+    """calls/turn.py: pytest's thread holds the turn through a case's test (not while it waits for the outcome)."""
+    pytester.makeconftest(
+        """
+        import json
+        from pytest_visioneval.calls.turn import holds_turn
+
+        def pytest_runtest_call(item):
+            with open("in_turn.jsonl", "a") as out:
+                out.write(json.dumps([item.name, holds_turn()]) + "\\n")
+        """
+    )
+    pytester.makepyfile(test_plain="def test_plain():\n    pass\n")
+    result = pytester.runpytest("cases", "test_plain.py", "--eval-concurrency=2")
+    result.assert_outcomes(passed=4)
+    lines = (pytester.path / "in_turn.jsonl").read_text().splitlines()
+    seen = dict(tuple(json.loads(line)) for line in lines)
+    assert seen == {"demo/first": True, "demo/second": True, "demo/third": True, "test_plain": False}
