@@ -79,8 +79,8 @@ class InlineModel(SleepyModel):
     name = "fake:sleepy"  # the same outputs folder as SleepyModel, so check_outcome applies
     waits_only_in_calls = True
 
-    def __init__(self, png: bytes, *, waits_for: Iterable[str] = (), **kwargs: Any):
-        super().__init__(png, delay=0.0, **kwargs)
+    def __init__(self, png: bytes, *, waits_for: Iterable[str] = (), delay: float = 0.0, **kwargs: Any):
+        super().__init__(png, delay=delay, **kwargs)
         self.waits_for = set(waits_for)
         self.threads: dict[str, list[str]] = collections.defaultdict(list)
 
@@ -340,7 +340,9 @@ def test_two_workers_evaluate_each_case_once(tmp_path: Path, png: bytes, cases: 
     exchange = tmp_path / "run" / ".exchange"
     counter: collections.Counter[str] = collections.Counter()
     make = InlineModel if inline else SleepyModel
-    models = [make(png, counter=counter), make(png, counter=counter)]
+    # A case takes a moment either way: inline cases taking none, one worker under load could make all eight
+    # before the other had started, and nothing would be shared.
+    models = [make(png, counter=counter, delay=0.02), make(png, counter=counter, delay=0.02)]
     orders = [cases, list(reversed(cases))]
     results: list[dict[str, dict[str, Any]]] = [{}, {}]
     errors: list[BaseException] = []
@@ -661,6 +663,11 @@ def test_two_workers_with_queues_each_evaluate_what_they_run(
     pipelines = [
         CasePipeline(environment(models[n], tmp_path), cases, 1, exchange, upcoming=lambda n=n: list(queues[n])) for n in (0, 1)
     ]
+    # Both workers start at once; on a loaded machine the second's threads may need a moment to begin (this
+    # test consumes the first worker's half before the second's, and the first would then walk on into it).
+    deadline = time.monotonic() + 5
+    while min(len(models[0].mine), len(models[1].mine)) < 3 and time.monotonic() < deadline:
+        time.sleep(0.005)
     for n in (0, 1):
         for nodeid, case in halves[n]:
             queues[n].remove(nodeid)
