@@ -5,15 +5,15 @@ on the wire, a slot, the cache's lock for its key, a render, OCR) a case does mi
 Python: the SDK builds the request and reads the reply, graders decode and measure, the cache and
 the run folder are written. With dozens of such threads runnable at once, every blocking system
 call one of them makes hands the interpreter lock to another and back, and a run at c=64 spent a
-fifth of its CPU switching threads (73 context switches per API call against the bare client's 1;
-docs/calls.md, fifteenth sitting).
+fifth of its CPU switching threads (73 voluntary context switches per API call against the bare
+client's 0.4; docs/calls.md, fifteenth sitting).
 
 So a case thread holds *the turn*, one lock per process, while it does its own work, and lets it go
 around each wait (:func:`turn_released`, at the points of :mod:`waiting`, the HTTP transport, the
 cache's single flight and the retry sleeps). pytest's thread holds it too while it runs a case's
 test (set-up, hooks, reports: ``plugin/hooks.py``), letting it go while it waits for the case's
 outcome. The interpreter lock is then wanted by one thread at a time, not by every thread whose
-reply has just come in, and the switches per call fell from about 73 to about 20.
+reply has just come in, and the voluntary switches per call fell from about 73 to about 21.
 
 The turn is an optimisation, never a condition of progress: a thread that has waited
 :data:`WAIT_LIMIT_S` for it goes on without it, and asks again after its next wait. A wait that
