@@ -11,12 +11,16 @@ Under xdist every worker knows every item but runs only those the controller
 sends it, so workers share the work through a folder of the run: a worker
 *claims* a case (``<hash>.claim``, made visible already locked) before
 evaluating it and publishes the outcome as ``<hash>.json``; a worker asked to
-run a case another worker claimed waits for that file. The claimer holds an
-exclusive ``flock`` on its claim until the outcome is published; the kernel
-drops it when the process dies - also while the dead process is a zombie,
-which a pid check would still call alive - so a waiter that can take the lock
-knows the claimer is gone and takes the case over. Outcomes are plain JSON
-(see :mod:`evaluation`).
+run a case another worker claimed waits for that file. A case xdist has sent
+to the worker that evaluated it is not published: only that worker runs it. If
+that worker dies first (or ``--dist worksteal`` moves the case), the claim is
+let go with no outcome, and the worker that runs the case takes it over as
+from a dead claimer (its calls come from the cache, counted as paid by it).
+The claimer holds an exclusive ``flock`` on its claim until the outcome is
+published; the kernel drops it when the process dies - also while the dead
+process is a zombie, which a pid check would still call alive - so a waiter
+that can take the lock knows the claimer is gone and takes the case over.
+Outcomes are plain JSON (see :mod:`evaluation`).
 
 A case that would wait for nothing (its calls all in the cache: a warm run) is
 evaluated on the thread that starts it, never handed to the pool: each start
@@ -389,6 +393,11 @@ class CasePipeline:
         the claim itself (:meth:`_note_failure`); the claim is let go either way.
         """
         if self.exchange is None:
+            return
+        with self._lock:
+            ours = nodeid in self._queued_ever
+        if ours:  # xdist sent it here: no other worker will ask for it, unless this one dies (see the docstring)
+            self._release(nodeid)
             return
         try:
             write_atomic(self._path(nodeid, ".json"), json.dumps(redact_data(outcome)).encode("utf-8"))

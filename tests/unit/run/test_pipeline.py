@@ -678,3 +678,57 @@ def test_two_workers_with_queues_each_evaluate_what_they_run(
     # Each worker started its own first three cases (the cases it keeps ahead) before anything else.
     assert {"case-0", "case-1", "case-2"} <= set(models[0].mine)
     assert {"case-4", "case-5", "case-6"} <= set(models[1].mine)
+
+
+def _let_go(claim: Path, deadline: float = 10.0) -> None:
+    """Wait until no process holds the claim's lock (its claimer is done with the case)."""
+    end = time.monotonic() + deadline
+    while time.monotonic() < end:
+        if claim.exists():
+            fd = os.open(claim, os.O_RDONLY)
+            try:
+                fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+                return
+            except BlockingIOError:
+                pass
+            finally:
+                os.close(fd)
+        time.sleep(0.01)
+    raise AssertionError(f"{claim} still held after {deadline} s")
+
+
+def test_only_outcomes_another_worker_may_run_are_published(
+    tmp_path: Path, png: bytes, cases: list[tuple[str, CaseSpec]]
+) -> None:
+    exchange = tmp_path / "run" / ".exchange"
+    model = SleepyModel(png, delay=0.02)
+    queue = [nodeid for nodeid, _ in cases[:2]]  # xdist sent this worker the first two cases
+    pipeline = CasePipeline(environment(model, tmp_path), cases, 1, exchange, upcoming=lambda: list(queue))
+    for nodeid, case in cases[:3]:  # the third was never sent here: another worker may be asked to run it
+        if nodeid in queue:
+            queue.remove(nodeid)  # xdist takes an item off the queue when it runs it
+        check_outcome(pipeline.outcome_for(nodeid, case), case, tmp_path, png)
+    pipeline.close()
+    published = [case.id for nodeid, case in cases if claim_path(exchange, nodeid, ".json").exists()]
+    assert "case-0" not in published and "case-1" not in published
+    assert "case-2" in published
+    assert all(claim_path(exchange, nodeid).exists() for nodeid, _ in cases[:3])  # claimed all the same
+
+
+def test_a_case_moved_to_another_worker_after_it_was_evaluated_is_taken_over(
+    tmp_path: Path, png: bytes, cases: list[tuple[str, CaseSpec]]
+) -> None:
+    # xdist sent case-0 to the first worker, which evaluated it unpublished; then the case went to the second
+    # worker (--dist worksteal, or the first worker died): the second finds the claim let go and takes it over.
+    exchange = tmp_path / "run" / ".exchange"
+    first_model, second_model = SleepyModel(png, delay=0.02), SleepyModel(png, delay=0.02)
+    nodeid, case = cases[0]
+    first = CasePipeline(environment(first_model, tmp_path), cases[:1], 1, exchange, upcoming=lambda: [nodeid])
+    _let_go(claim_path(exchange, nodeid))
+    assert first_model.mine[case.id] == 1
+    assert not claim_path(exchange, nodeid, ".json").exists()
+    second = CasePipeline(environment(second_model, tmp_path), cases[:1], 1, exchange, upcoming=lambda: [nodeid])
+    check_outcome(second.outcome_for(nodeid, case), case, tmp_path, png)
+    assert second_model.mine[case.id] == 1
+    first.close()
+    second.close()
