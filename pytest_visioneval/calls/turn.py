@@ -15,37 +15,52 @@ test (set-up, hooks, reports: ``plugin/hooks.py``), letting it go while it waits
 outcome. The interpreter lock is then wanted by one thread at a time, not by every thread whose
 reply has just come in, and the voluntary switches per call fell from about 73 to about 21.
 
-The turn is an optimisation, never a condition of progress: a thread that has waited
-:data:`WAIT_LIMIT_S` for it goes on without it, and asks again after its next wait. A wait that
-was missed, or code that holds the turn and blocks on another case thread, costs at most that much
-time, never a deadlock. Threads that never take the turn (the renderer's, a grader's own, pytest's
-running a plain Python test) are not held back by it.
+The turn is an optimisation, never a condition of progress: when one thread has held the turn for
+:data:`HOLD_LIMIT_S` without letting it go, the threads waiting for it go on without it, and ask
+again after their next wait. A wait that was missed, or code that holds the turn and blocks on
+another case thread, costs at most that much time, never a deadlock. What counts is how long the
+holder has held it, not how long a waiter has waited: with large images each case holds the turn
+for tens of milliseconds, and a queue of 60 threads waited past half a second while every holder
+moved on; a limit on the wait let most of them go on at once (50 decoded 1024 px images at the
+same time, 480 MiB; docs/calls.md, sixteenth sitting). Threads that never take the turn (the
+renderer's, a grader's own, pytest's running a plain Python test) are not held back by it.
 """
 
 from __future__ import annotations
 
 import contextlib
 import threading
+import time
 from collections.abc import Iterator
 
-# Longer than the turn is held for by the queue of case threads at c=64 (its 99th percentile measured
-# 0.44 s there), far shorter than anything a user would notice as a stall.
-WAIT_LIMIT_S = 0.5
+# Far longer than a case holds the turn between two waits (milliseconds; a grade of a 1024 px image
+# about 20), far shorter than anything a user would notice as a stall.
+HOLD_LIMIT_S = 0.5
+# A waiter looks again this soon at the earliest, when the holder is close to the limit.
+_LEAST_WAIT_S = 0.01
 
 _turn = threading.Lock()
+_taken_at = 0.0  # monotonic time the turn was last taken (read without a lock: a float assignment is atomic)
 # Per thread: .wanted (inside holding_turn), .held (holds the turn now), .waits (turn_released blocks open).
 _holder = threading.local()
-_went_on = 0  # waits that reached WAIT_LIMIT_S (the thread went on without the turn)
+_went_on = 0  # waits cut short by a holder past HOLD_LIMIT_S (the thread went on without the turn)
 _count_lock = threading.Lock()
 
 
 def _take() -> None:
-    global _went_on
-    held = _turn.acquire(timeout=WAIT_LIMIT_S)
-    _holder.held = held
-    if not held:
-        with _count_lock:
-            _went_on += 1
+    global _taken_at, _went_on
+    timeout = HOLD_LIMIT_S
+    while not _turn.acquire(timeout=timeout):
+        # Other threads took and gave back the turn meanwhile: wait on while its holder keeps moving.
+        held_for = time.monotonic() - _taken_at
+        if held_for >= HOLD_LIMIT_S:
+            _holder.held = False
+            with _count_lock:
+                _went_on += 1
+            return
+        timeout = max(_LEAST_WAIT_S, HOLD_LIMIT_S - held_for)
+    _taken_at = time.monotonic()
+    _holder.held = True
 
 
 def _give_back() -> None:
@@ -59,7 +74,7 @@ def holds_turn() -> bool:
 
 
 def went_on_without_turn() -> int:
-    """How many times a thread of this process stopped waiting for the turn and went on without it."""
+    """How many times a thread of this process stopped waiting for the turn (its holder kept it too long) and went on."""
     return _went_on
 
 
