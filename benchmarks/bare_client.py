@@ -21,6 +21,7 @@ import asyncio
 import base64
 import inspect
 import json
+import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -73,6 +74,9 @@ def main() -> int:
     traffic_file, base_url, concurrency = sys.argv[1], sys.argv[2], int(sys.argv[3])
     traffic = json.loads(Path(traffic_file).read_text())
     asyncio.run(replay(traffic, base_url, concurrency))
+    if peaks := os.environ.get("VISIONEVAL_BENCH_PEAK_RSS"):  # throughput.py's PEAK_ENV: this process's peak RSS
+        with open("/proc/self/status") as status, open(peaks, "a") as out:
+            out.write(next(line.split()[1] for line in status if line.startswith("VmHWM:")) + "\n")
     return 0
 
 

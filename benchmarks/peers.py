@@ -183,7 +183,7 @@ def run_tool(tool: Tool, server: FakeOpenAIServer, count: int, folder: Path, lim
     folder.mkdir(parents=True)
     env = {**tool.env, tool.cache: str(folder / "cache")} if tool.cache else tool.env
     command = ["timeout", str(int(limit)), *(part.replace("{count}", str(count)) for part in tool.command)]
-    done, wall, cpu, _ = timed(command, folder, env)
+    done, wall, cpu, *_ = timed(command, folder, env)
     if done.returncode != 0:
         why = "timed out" if done.returncode == 124 else f"exit {done.returncode}"
         raise SystemExit(f"{tool.label} failed ({why}):\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}")

@@ -21,7 +21,7 @@ min-max) over ``--repeats`` runs of:
   bound by the interpreter lock, not by the network);
 * warm: the same run again on the filled cache: wall / cold wall (goal <= 0.1)
   and the number of calls the server saw (goal: 0);
-* at the end, the peak resident memory of the largest pytest process.
+* per variant, the peak resident memory of its largest process (goal < 300 MiB).
 
 The floor: a bare ``openai.AsyncOpenAI`` client (``bare_client.py``, its own
 process, one asyncio loop, a semaphore of ``--concurrency``) sends exactly our
@@ -65,13 +65,20 @@ from pytest_visioneval.testing.openai_server import RecordedRequest, default_ima
 
 JUDGE_REPLY = '{"scores": {"quality": {"reason": "clean shapes, readable", "score": 8}}}'
 PROBE_ENV = "VISIONEVAL_BENCH_SESSION_START"
-# Loaded with -p: notes when pytest's session started (the controller's and every worker's; the earliest counts).
+PEAK_ENV = "VISIONEVAL_BENCH_PEAK_RSS"  # a file each measured process appends its peak RSS (KiB) to, as it ends
+# Loaded with -p: notes when pytest's session started (the controller's and every worker's; the earliest
+# counts), and each process's peak resident memory as it ends (VmHWM: of this process alone; a child's
+# ru_maxrss also counts the memory of the parent it was forked from, here the benchmark with its server).
 PROBE = f"""
 import os, time
 
 def pytest_sessionstart(session):
     with open(os.environ["{PROBE_ENV}"], "a") as out:
         out.write(f"{{time.monotonic()!r}}\\n")
+
+def pytest_unconfigure(config):
+    with open("/proc/self/status") as status, open(os.environ["{PEAK_ENV}"], "a") as out:
+        out.write(next(line.split()[1] for line in status if line.startswith("VmHWM:")) + "\\n")
 """
 
 
@@ -125,6 +132,7 @@ class Run:
     tail: float  # last answer -> the process's exit
     cpu: float  # CPU seconds (user + system) of the pytest processes
     switches: int = 0  # context switches (voluntary + involuntary) of those processes
+    peak: float = 0.0  # MiB: the peak resident memory of the largest of those processes
 
 
 def run(root: Path, server: FakeOpenAIServer, workers: int, concurrency: int, cache: Path, plugin: str | None = None) -> Run:
@@ -143,7 +151,7 @@ def run(root: Path, server: FakeOpenAIServer, workers: int, concurrency: int, ca
     ]  # fmt: skip
     if workers:
         command += ["-n", str(workers)]
-    done, wall, cpu, switches = timed(command, root, env)
+    done, wall, cpu, switches, peak = timed(command, root, env)
     if done.returncode != 0:
         raise SystemExit(f"the run failed (exit {done.returncode}):\n{done.stdout[-3000:]}\n{done.stderr[-2000:]}")
     ended = time.monotonic()
@@ -151,25 +159,33 @@ def run(root: Path, server: FakeOpenAIServer, workers: int, concurrency: int, ca
     session = min(float(line) for line in marks.read_text().split())
     requests = list(server.requests)
     if not requests:
-        return Run(wall, 0, session - started, float("nan"), 0.0, 0.0, float("nan"), cpu, switches)
+        return Run(wall, 0, session - started, float("nan"), 0.0, 0.0, float("nan"), cpu, switches, peak)
     first = min(r.received for r in requests)
     last = max(r.answered or r.received for r in requests)
     serving = sum((r.answered or r.received) - r.received for r in requests)
     span = last - first
     in_flight = serving / span if span else 0.0
-    return Run(wall, len(requests), session - started, first - session, span, in_flight, ended - last, cpu, switches)
+    return Run(wall, len(requests), session - started, first - session, span, in_flight, ended - last, cpu, switches, peak)
 
 
-def timed(command: list[str], cwd: Path, env: dict[str, str]) -> tuple[subprocess.CompletedProcess[str], float, float, int]:
-    """Run ``command``; its result, wall seconds, CPU seconds and context switches (its children's included)."""
+def timed(
+    command: list[str], cwd: Path, env: dict[str, str]
+) -> tuple[subprocess.CompletedProcess[str], float, float, int, float]:
+    """Run ``command``; its result, wall seconds, CPU seconds, context switches and peak RSS in MiB.
+
+    CPU and switches of the process and its children together (xdist's workers); the peak is that of
+    the largest of them, as each reported it to the file named by ``PEAK_ENV`` (0 where none did).
+    """
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    started = time.monotonic()
-    done = subprocess.run(command, cwd=cwd, env=env, capture_output=True, text=True, check=False)
-    wall = time.monotonic() - started
+    with tempfile.NamedTemporaryFile("r", suffix=".peak") as peaks:
+        started = time.monotonic()
+        done = subprocess.run(command, cwd=cwd, env={**env, PEAK_ENV: peaks.name}, capture_output=True, text=True, check=False)
+        wall = time.monotonic() - started
+        peak_kib = max((int(line) for line in peaks.read().split()), default=0)
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     switches = (after.ru_nvcsw - before.ru_nvcsw) + (after.ru_nivcsw - before.ru_nivcsw)
-    return done, wall, cpu, switches
+    return done, wall, cpu, switches, peak_kib / 1024
 
 
 def record_traffic(server: FakeOpenAIServer, prompts: list[str], path: Path) -> None:
@@ -187,11 +203,11 @@ def run_bare(root: Path, server: FakeOpenAIServer, concurrency: int, traffic: Pa
     server.reset()
     command = [sys.executable, str(Path(__file__).with_name("bare_client.py")), str(traffic), server.base_url, str(concurrency)]
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
-    done, wall, cpu, switches = timed(command, root, env)
+    done, wall, cpu, switches, peak = timed(command, root, env)
     if done.returncode != 0:
         raise SystemExit(f"the bare client failed (exit {done.returncode}):\n{done.stderr[-3000:]}")
     nan = float("nan")
-    return Run(wall, len(server.requests), nan, nan, nan, nan, nan, cpu, switches)
+    return Run(wall, len(server.requests), nan, nan, nan, nan, nan, cpu, switches, peak)
 
 
 def _spread(values: list[float], fmt: str = "{:.2f}") -> str:
@@ -282,7 +298,8 @@ def main() -> int:
             line = (
                 f"  {label}: CPU {_spread([_ms_per_call(r) for r in runs], '{:.1f}')} ms per call; "
                 f"wall/ideal {_spread([r.wall / ideal for r in runs])}; "
-                f"context switches {_spread([float(r.switches) for r in runs], '{:.0f}')}"
+                f"context switches {_spread([float(r.switches) for r in runs], '{:.0f}')}; "
+                f"peak RSS {_spread([r.peak for r in runs], '{:.0f}')} MiB (goal < 300)"
             )
             if bare:
                 cpu_ratio = [_ms_per_call(r) / _ms_per_call(b) for r, b in zip(runs, bare, strict=True)]
@@ -293,11 +310,9 @@ def main() -> int:
             print(
                 f"  bare client: CPU {_spread([_ms_per_call(b) for b in bare], '{:.1f}')} ms per call; "
                 f"wall/ideal {_spread([b.wall / ideal for b in bare])}; "
-                f"context switches {_spread([float(b.switches) for b in bare], '{:.0f}')}; calls {[b.calls for b in bare]}"
+                f"context switches {_spread([float(b.switches) for b in bare], '{:.0f}')}; "
+                f"peak RSS {_spread([b.peak for b in bare], '{:.0f}')} MiB; calls {[b.calls for b in bare]}"
             )
-    # ru_maxrss of waited-for children: the largest of them all, in KiB on Linux.
-    peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
-    print(f"peak RSS of the largest process (pytest, or the bare client): {peak:.0f} MiB (goal < 300 at 1000 cases)")
     return 0
 
 

@@ -10,7 +10,8 @@ grader). The bare client (``AsyncOpenAI``, one event loop, a semaphore of the sa
 size) makes exactly those two requests per case. Every turn runs the bare client,
 then ours with each ``-n``, each in a fresh process, against one local server; per
 process it measures the CPU seconds (user + system, from ``getrusage`` of the
-children), the context switches (voluntary + involuntary) and the wall time. It
+children), the context switches (voluntary + involuntary), the wall time and the peak
+resident memory of its largest process (as each reports it when it ends). It
 prints, per contender, the median (min-max) over the turns of CPU ms per call,
 context switches per call and wall / ideal, and the ratio of our CPU per call to the
 bare client's in the same turn (the goal of issue 39: <= 1.7).
@@ -28,22 +29,30 @@ from __future__ import annotations
 
 import argparse
 import os
-import resource
 import statistics
-import subprocess
 import sys
 import tempfile
-import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from throughput import PEAK_ENV, timed
+
 from pytest_visioneval.testing import FakeOpenAIServer
+
+# Loaded with -p by every pytest process of ours: its peak resident memory, as it ends (see throughput.py).
+PEAK_PROBE = f"""
+import os
+
+def pytest_unconfigure(config):
+    with open("/proc/self/status") as status, open(os.environ["{PEAK_ENV}"], "a") as out:
+        out.write(next(line.split()[1] for line in status if line.startswith("VmHWM:")) + "\\n")
+"""
 
 JUDGE_REPLY = '{"scores": {"quality": {"reason": "clean shapes, readable", "score": 8}}}'
 
 # The bare client: the same two requests per case as a case run makes, on one loop, a semaphore as the limit.
 BARE = r"""
-import asyncio, base64, json, sys
+import asyncio, base64, json, os, sys
 
 import openai
 
@@ -72,6 +81,8 @@ async def main():
     limit = asyncio.Semaphore(concurrency)
     await asyncio.gather(*(case(client, limit, n) for n in range(cases)))
     await client.close()
+    with open("/proc/self/status") as status, open(os.environ["VISIONEVAL_BENCH_PEAK_RSS"], "a") as out:
+        out.write(next(line.split()[1] for line in status if line.startswith("VmHWM:")) + "\n")
 
 
 asyncio.run(main())
@@ -105,26 +116,21 @@ class Measured:
     cpu: float  # user + system seconds of the process and its children
     switches: int  # voluntary + involuntary context switches
     calls: int  # requests the server saw
+    peak: float  # MiB: the peak resident memory of the largest of those processes
 
 
 def measure(command: list[str], cwd: Path, env: dict[str, str], server: FakeOpenAIServer) -> Measured:
     server.reset()
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    started = time.monotonic()
-    done = subprocess.run(command, cwd=cwd, env=env, capture_output=True, text=True, check=False)
-    wall = time.monotonic() - started
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    done, wall, cpu, switches, peak = timed(command, cwd, env)
     if done.returncode != 0:
         name = " ".join(command[:4])
         raise SystemExit(f"{name} failed (exit {done.returncode}):\n{done.stdout[-3000:]}\n{done.stderr[-2000:]}")
-    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    switches = (after.ru_nvcsw - before.ru_nvcsw) + (after.ru_nivcsw - before.ru_nivcsw)
-    return Measured(wall, cpu, switches, len(server.requests))
+    return Measured(wall, cpu, switches, len(server.requests), peak)
 
 
 def ours(server: FakeOpenAIServer, workers: int, concurrency: int, cache: Path) -> list[str]:
     command = [
-        sys.executable, "-m", "pytest", "cases", "-q", "-p", "no:cacheprovider",
+        sys.executable, "-m", "pytest", "cases", "-q", "-p", "no:cacheprovider", "-p", "bench_peak",
         "--model=openai:bench-image", f"--model-base-url={server.base_url}",
         "--judge=openai:bench-judge", f"--judge-base-url={server.base_url}",
         f"--eval-concurrency={concurrency}", f"--eval-cache-dir={cache}", "--eval-cache=on",
@@ -158,11 +164,13 @@ def main() -> int:
         root = Path(tmp)
         make_suite(root, args.cases)
         (root / "bare.py").write_text(BARE)
+        (root / "bench_peak.py").write_text(PEAK_PROBE)
         env = {**os.environ, "OPENAI_API_KEY": "bench-key"}
+        env["PYTHONPATH"] = os.pathsep.join(p for p in (str(root), env.get("PYTHONPATH", "")) if p)
         env.pop("PYTHONDONTWRITEBYTECODE", None)
         bare = [sys.executable, "bare.py", server.base_url, str(args.cases), str(args.concurrency)]
         measure(ours(server, 0, args.concurrency, root / "untimed"), root, env, server)  # bytecode caches
-        based = {**env, "PYTHONPATH": os.pathsep.join(p for p in (str(args.base), env.get("PYTHONPATH", "")) if p)}
+        based = {**env, "PYTHONPATH": os.pathsep.join(p for p in (str(args.base), env["PYTHONPATH"]) if p)}
         for turn in range(args.turns):
             results.setdefault("bare", []).append(measure(bare, root, env, server))
             for w in workers:
@@ -189,7 +197,8 @@ def main() -> int:
         print(
             f"{name:>10}: CPU {_spread(cpu, '{:.2f}')} ms/call ({_spread(ratio, '{:.2f}')} x bare, goal <= 1.7); "
             f"switches {_spread([m.switches / calls for m in runs], '{:.1f}')}/call; "
-            f"wall/ideal {_spread([m.wall / ideal for m in runs], '{:.2f}')}; calls {[m.calls for m in runs]}"
+            f"wall/ideal {_spread([m.wall / ideal for m in runs], '{:.2f}')}; "
+            f"peak RSS {_spread([m.peak for m in runs], '{:.0f}')} MiB; calls {[m.calls for m in runs]}"
         )
     for name, runs in warm.items():
         cold = results[name]
@@ -197,8 +206,6 @@ def main() -> int:
             f"{name:>10} warm: wall/cold {_spread([w.wall / c.wall for w, c in zip(runs, cold, strict=True)], '{:.3f}')}; "
             f"calls {[m.calls for m in runs]}"
         )
-    peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
-    print(f"peak RSS of the largest process: {peak:.0f} MiB")
     return 0
 
 
