@@ -44,7 +44,7 @@ from ..artifacts import describe_os_error, making_folder, write_atomic
 from .turn import turn_released
 
 MODES = ("on", "off", "read", "write")
-KINDS = ("model", "judge")
+KINDS = ("model", "judge", "grade")  # grade: grades of deterministic graders (run/grade_memo.py)
 ENTRY_VERSION = 1
 LOCK_FILE = ".single-flight"  # in the cache's root: the record locks of single_flight, for every key
 

@@ -114,6 +114,10 @@ class ImageGrader:
         },
     }
 
+    # Its grade depends only on its options, the case, the files the case names and the outputs' bytes:
+    # a warm run may take it from the call cache (run/grade_memo.py).
+    memoizable: ClassVar[bool] = True
+
     def __init__(self, options: Mapping[str, Any]):
         self.options = dict(options)
 

@@ -114,6 +114,7 @@ def visioneval_pipeline(request: pytest.FixtureRequest, visioneval_settings: Set
     """
     from ..run import case_log
     from ..run.environment import Environment
+    from ..run.grade_memo import GradeMemo
     from ..run.pipeline import CasePipeline
 
     models: dict[str, Model | str] = request.getfixturevalue("visioneval_models")
@@ -124,8 +125,10 @@ def visioneval_pipeline(request: pytest.FixtureRequest, visioneval_settings: Set
     # Resolved here, in the main thread: background threads cannot look fixtures up. Chromium starts on first render.
     renderer: Renderer = request.getfixturevalue("visioneval_renderer")
     config = request.config
-    call_settings = config.stash[call_layer_key].settings
+    call_layer = config.stash[call_layer_key]
+    call_settings = call_layer.settings
     concurrency = call_settings.concurrency
+    grades = GradeMemo(call_layer.cache) if call_layer.cache is not None else None
     environments = {
         label: Environment(
             model=model,
@@ -137,6 +140,7 @@ def visioneval_pipeline(request: pytest.FixtureRequest, visioneval_settings: Set
             mutants=visioneval_settings.mutants,
             label=label,
             flaky_spread=visioneval_settings.flaky_spread,
+            grades=grades,
         )
         for label, model in models.items()
         if not isinstance(model, str)  # a model that could not be built: its cases fail in visioneval_evaluation

@@ -7,6 +7,7 @@ Plain functions over plain data; the pytest side (fixtures, items) only calls
 from __future__ import annotations
 
 import contextlib
+import functools
 from collections.abc import Mapping
 from typing import Any
 
@@ -20,6 +21,7 @@ from ..graders import Gate, GradeContext, Metric, create_grader
 from ..graders.outcome import CaseEvaluation, GateOutcome
 from ..graders.registry import BUILTIN_GRADERS
 from ..models.base import Model
+from .grade_memo import GradeMemo
 
 PIXELS_GATE = "outputs.pixels"  # the case's output images together, past VISIONEVAL_MAX_CASE_PIXELS
 
@@ -52,8 +54,12 @@ def grade(
     artifacts: tuple[Artifact, ...],
     context: GradeContext | None = None,
     extra_metrics: tuple[Metric, ...] = (),
+    memo: GradeMemo | None = None,
 ) -> CaseEvaluation:
-    """Run every grader of the case; ``extra_metrics`` (e.g. render.*) are recorded with theirs."""
+    """Run every grader of the case; ``extra_metrics`` (e.g. render.*) are recorded with theirs.
+
+    With ``memo``, a grader that declares itself ``memoizable`` is looked up there first (see :mod:`grade_memo`).
+    """
     context = context or GradeContext()
     gates: list[GateOutcome] = []
     metrics: list[Metric] = list(extra_metrics)
@@ -68,8 +74,12 @@ def grade(
         # A grader from another package may wait for anything (its own client, a model server): not in turn.
         foreign = spec.use not in BUILTIN_GRADERS
         try:
-            with turn_released() if foreign else contextlib.nullcontext():
-                result = grader.grade(case, artifacts, context)
+            if memo is not None and getattr(type(grader), "memoizable", False) and not foreign:
+                make = functools.partial(grader.grade, case, artifacts, context)
+                result = memo.graded(spec.use, dict(spec.options), case, artifacts, make)
+            else:
+                with turn_released() if foreign else contextlib.nullcontext():
+                    result = grader.grade(case, artifacts, context)
         except (ValueError, OSError) as exc:
             raise GraderError(f"grader {spec.name!r} ({spec.use}) failed: {exc}") from exc
         if result.skipped is not None:

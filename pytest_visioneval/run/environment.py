@@ -13,6 +13,7 @@ from ..models import Model
 if TYPE_CHECKING:  # the renderer's module (and its CDN mirror) loads only where a page is rendered
     from ..mutants.settings import MutationSettings
     from ..pages.render import PageRenderer
+    from .grade_memo import GradeMemo
 
 
 @dataclass(frozen=True)
@@ -28,6 +29,7 @@ class Environment:
     mutants: MutationSettings | None = None  # the mutation self-test (run/mutation.py) instead of repeats
     flaky_spread: Mapping[str, float] = field(default_factory=dict)  # --eval-flaky-spread: metric -> largest std
     label: str = ""  # the model's label in a run of several models (its outputs' folder, its records' "model")
+    grades: GradeMemo | None = None  # grades of deterministic graders kept in the call cache (None: no cache)
 
     @property
     def model_label(self) -> str:

@@ -120,7 +120,7 @@ def _one_repeat(case: CaseSpec, env: Environment, index: int, outcome: dict[str,
     outcome["artifacts"] += [artifact_entry(a) for a in prepared.artifacts[len(artifacts) :]]
     for name, seconds in prepared.timings.items():  # summed over repeats: the time the case cost
         outcome["timings"][name] = round(outcome["timings"].get(name, 0.0) + seconds, 3)
-    return grade(case, prepared.artifacts, env.context, prepared.metrics)
+    return grade(case, prepared.artifacts, env.context, prepared.metrics, env.grades)
 
 
 def evaluation_from(case: CaseSpec, outcome: Mapping[str, Any]) -> CaseEvaluation:
