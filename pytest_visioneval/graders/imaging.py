@@ -11,6 +11,7 @@ from typing import Any, TypeVar
 import numpy as np
 from PIL import Image, UnidentifiedImageError
 
+from ..calls.turn import off_turn
 from ..cases.image_limits import ImageTooLarge, check_size
 from ..cases.spec import CaseSpec
 from ..errors import GraderError
@@ -39,7 +40,8 @@ def _decoded_within_limit(data: bytes, what: str, draft_to: int | None) -> tuple
         if draft_to is not None and image.format == "JPEG":
             image.draft("RGB", (draft_to, draft_to))  # the decoder picks the largest scale still >= draft_to
         check_size(image.size, what)
-        image.load()
+        with off_turn(image.size[0] * image.size[1]):
+            image.load()
     except ImageTooLarge:
         raise
     except (UnidentifiedImageError, OSError, ValueError, Image.DecompressionBombError) as exc:
@@ -223,7 +225,8 @@ def reduced_rgb(image: Image.Image, longest: int = 256) -> Image.Image:
     scale = longest / max(flat.size)
     if scale < 1:
         size = (max(1, round(flat.width * scale)), max(1, round(flat.height * scale)))
-        flat = flat.resize(size, Image.Resampling.BOX)
+        with off_turn(flat.width * flat.height):
+            flat = flat.resize(size, Image.Resampling.BOX)
     return flat
 
 

@@ -6,18 +6,17 @@ Plain functions over plain data; the pytest side (fixtures, items) only calls
 
 from __future__ import annotations
 
-import contextlib
 import functools
 from collections.abc import Mapping
 from typing import Any
 
 from ..artifacts import Artifact, ArtifactStore
-from ..calls.turn import turn_released
+from ..calls.turn import pixel_scope, turn_released
 from ..calls.waiting import model_waits_only_in_calls, waiting
 from ..cases.image_limits import ImageTooLarge, check_case_total
 from ..cases.spec import CaseSpec
 from ..errors import GraderError
-from ..graders import Gate, GradeContext, Metric, create_grader
+from ..graders import Gate, Grade, GradeContext, Grader, Metric, create_grader
 from ..graders.outcome import CaseEvaluation, GateOutcome
 from ..graders.registry import BUILTIN_GRADERS
 from ..models.base import Model
@@ -75,11 +74,13 @@ def grade(
         foreign = spec.use not in BUILTIN_GRADERS
         try:
             if memo is not None and getattr(type(grader), "memoizable", False) and not foreign:
-                make = functools.partial(grader.grade, case, artifacts, context)
+                make = functools.partial(_grade_one, grader, case, artifacts, context)
                 result = memo.graded(spec.use, dict(spec.options), case, artifacts, make)
-            else:
-                with turn_released() if foreign else contextlib.nullcontext():
+            elif foreign:
+                with turn_released():
                     result = grader.grade(case, artifacts, context)
+            else:
+                result = _grade_one(grader, case, artifacts, context)
         except (ValueError, OSError) as exc:
             raise GraderError(f"grader {spec.name!r} ({spec.use}) failed: {exc}") from exc
         if result.skipped is not None:
@@ -88,6 +89,13 @@ def grade(
         gates += [GateOutcome(Gate(f"{spec.name}.{g.name}", g.passed, g.reason), spec.gate) for g in result.gates]
         metrics += [Metric(f"{spec.name}.{m.name}", m.value, m.reason, m.higher_is_better) for m in result.metrics]
     return CaseEvaluation(case, artifacts, tuple(gates), tuple(metrics), tuple(skipped))
+
+
+def _grade_one(grader: Grader, case: CaseSpec, artifacts: tuple[Artifact, ...], context: GradeContext) -> Grade:
+    # Large decodes and resamples run off the turn, one grader per CPU at a time; its slot is let go when it
+    # returns, before the next grader of the case (a judge) waits on the wire (calls/turn.py).
+    with pixel_scope():
+        return grader.grade(case, artifacts, context)
 
 
 def protocol_metrics(case: CaseSpec, evaluation: CaseEvaluation) -> tuple[Metric, ...]:

@@ -236,3 +236,73 @@ def test_a_call_without_the_slot_transport_and_its_retry_sleeps_wait_without_the
     assert held_in_attempts == [False, False]
     assert other_ran.is_set()
     layer.close()
+
+
+# -- pixel work off the turn -------------------------------------------------------------------------------------
+LARGE = turn.OFF_TURN_PIXELS
+SMALL = turn.OFF_TURN_PIXELS - 1
+
+
+def test_large_pixel_work_in_a_pixel_scope_is_done_off_the_turn_and_the_turn_taken_back() -> None:
+    seen: list[tuple[str, bool]] = []
+    with turn.holding_turn():
+        with turn.off_turn(LARGE):
+            seen.append(("large, outside a scope", turn.holds_turn()))
+        with turn.pixel_scope():
+            with turn.off_turn(SMALL):
+                seen.append(("small", turn.holds_turn()))
+            with turn.off_turn(LARGE):
+                seen.append(("large", turn.holds_turn()))
+            seen.append(("after it", turn.holds_turn()))
+    assert seen == [("large, outside a scope", True), ("small", True), ("large", False), ("after it", True)]
+
+
+def test_a_thread_without_the_turn_does_its_pixel_work_as_it_is() -> None:
+    with turn.pixel_scope(), turn.off_turn(LARGE):
+        assert not turn.holds_turn()  # nothing to let go, no slot taken: the only slot stays free below
+    assert turn._cores.acquire(blocking=False)
+    turn._cores.release()
+
+
+def test_a_scope_keeps_its_slot_to_its_end_so_one_scope_per_slot_holds_pixels(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two threads, one slot: the second's pixel work starts only after the first's whole scope ended (what the
+    first decoded is alive until then), although the first let the turn go meanwhile."""
+    monkeypatch.setattr(turn, "_cores", threading.BoundedSemaphore(1))
+    events: list[str] = []
+    first_in = threading.Event()
+    lock = threading.Lock()
+
+    def note(what: str) -> None:
+        with lock:
+            events.append(what)
+
+    def first() -> None:
+        with turn.holding_turn(), turn.pixel_scope():
+            with turn.off_turn(LARGE):
+                note("first decodes")
+                first_in.set()
+            with turn.turn_released():  # back in the queue for the turn (or waiting on something), pixels in hand
+                time.sleep(0.1)
+            note("first's scope ends")
+
+    def second() -> None:
+        first_in.wait(5)
+        with turn.holding_turn(), turn.pixel_scope():
+            with turn.off_turn(LARGE):
+                note("second decodes")
+
+    threads = [threading.Thread(target=first), threading.Thread(target=second)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(10)
+    assert events == ["first decodes", "first's scope ends", "second decodes"]
+
+
+def test_a_scope_lets_its_slot_go_when_its_block_raises(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(turn, "_cores", threading.BoundedSemaphore(1))
+    with turn.holding_turn(), pytest.raises(ValueError), turn.pixel_scope():
+        with turn.off_turn(LARGE):
+            raise ValueError("a broken image")
+    assert turn._cores.acquire(blocking=False)
+    turn._cores.release()
