@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import httpx2
@@ -26,25 +27,42 @@ def short_wait_limit(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(turn, "HOLD_LIMIT_S", 2.0)
 
 
-def test_one_thread_at_a_time_holds_the_turn() -> None:
+def most_holders_at_once(threads: int, rounds: int, hold_s: float) -> int:
+    """Run ``threads`` threads that each hold the turn ``rounds`` times for ``hold_s`` (a blocking call made in
+    turn), all starting together; the most that held it at once."""
     inside = 0
     most = 0
     lock = threading.Lock()
+    start = threading.Barrier(threads)
 
     def work(_: int) -> None:
         nonlocal inside, most
-        for _ in range(20):
+        start.wait(5)
+        for _ in range(rounds):
             with turn.holding_turn():
                 with lock:
                     inside += 1
                     most = max(most, inside)
-                time.sleep(0.0005)  # a blocking call made in turn keeps the others out
+                time.sleep(hold_s)
                 with lock:
                     inside -= 1
 
+    run_in_threads(work, threads)
+    return most
+
+
+def run_together(*targets: Callable[[], None]) -> None:
+    """Start a thread for each target, then wait for them all (10 s each at most)."""
+    threads = [threading.Thread(target=target) for target in targets]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(10)
+
+
+def test_one_thread_at_a_time_holds_the_turn() -> None:
     before = turn.went_on_without_turn()
-    run_in_threads(work, 4)
-    assert most == 1
+    assert most_holders_at_once(4, 20, 0.0005) == 1
     assert turn.went_on_without_turn() == before
 
 
@@ -66,11 +84,7 @@ def test_a_released_turn_lets_another_thread_work_while_this_one_waits() -> None
             seen["other held it"] = turn.holds_turn()
             other_worked.set()
 
-    threads = [threading.Thread(target=waiter), threading.Thread(target=other)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join(10)
+    run_together(waiter, other)
     assert seen == {"other held it": True, "other got the turn meanwhile": True, "taken again after the wait": True}
 
 
@@ -125,27 +139,9 @@ def test_a_long_queue_of_holders_that_each_move_on_keeps_every_waiter_in_turn(mo
     """Twelve threads each holding the turn 20 ms: the last waits about 0.2 s in all, past the limit of
     0.1 s, yet no holder ever keeps it that long, so none goes on without it (two at once would be seen)."""
     monkeypatch.setattr(turn, "HOLD_LIMIT_S", 0.1)
-    inside = 0
-    most = 0
-    lock = threading.Lock()
-    start = threading.Barrier(12)
-
-    def work(_: int) -> None:
-        nonlocal inside, most
-        start.wait(5)
-        for _ in range(3):
-            with turn.holding_turn():
-                with lock:
-                    inside += 1
-                    most = max(most, inside)
-                time.sleep(0.02)
-                with lock:
-                    inside -= 1
-
     before = turn.went_on_without_turn()
-    run_in_threads(work, 12)
+    assert most_holders_at_once(12, 3, 0.02) == 1
     assert turn.went_on_without_turn() == before
-    assert most == 1
 
 
 def test_a_wait_marked_with_waiting_lets_the_turn_go_and_is_refused_where_waiting_is_forbidden() -> None:
@@ -178,11 +174,7 @@ def test_two_threads_asking_for_the_same_call_do_not_wait_on_each_other_for_the_
             order.append("second has the key")
 
     before = turn.went_on_without_turn()
-    threads = [threading.Thread(target=first), threading.Thread(target=second)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join(10)
+    run_together(first, second)
     assert order == ["first has the key", "first stored its reply", "second has the key"]
     assert turn.went_on_without_turn() == before  # nobody had to give up waiting for the turn
 
@@ -291,11 +283,7 @@ def test_a_scope_keeps_its_slot_to_its_end_so_one_scope_per_slot_holds_pixels(mo
             with turn.off_turn(LARGE):
                 note("second decodes")
 
-    threads = [threading.Thread(target=first), threading.Thread(target=second)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join(10)
+    run_together(first, second)
     assert events == ["first decodes", "first's scope ends", "second decodes"]
 
 
