@@ -22,7 +22,7 @@ another case thread, costs at most that much time, never a deadlock. What counts
 holder has held it, not how long a waiter has waited: with large images each case holds the turn
 for tens of milliseconds, and a queue of 60 threads waited past half a second while every holder
 moved on; a limit on the wait let most of them go on at once (50 decoded 1024 px images at the
-same time, 480 MiB; docs/calls.md, sixteenth sitting). Threads that never take the turn (the
+same time, 472 MiB; docs/calls.md, sixteenth sitting). Threads that never take the turn (the
 renderer's, a grader's own, pytest's running a plain Python test) are not held back by it.
 """
 
