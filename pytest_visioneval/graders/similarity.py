@@ -29,6 +29,9 @@ ALIGN_SHARE = 0.02  # a whole-image shift up to this share of the longer side is
 
 
 class SimilarityGrader:
+    # Its grade depends only on its options, the case, the files the case names and the outputs' bytes:
+    # a warm run may take it from the call cache (run/grade_memo.py).
+    memoizable: ClassVar[bool] = True
     options_schema: ClassVar[Mapping[str, Any]] = {
         "type": "object",
         "additionalProperties": False,

@@ -2,10 +2,11 @@
 
 A grader class that sets ``memoizable = True`` promises that its grade depends on nothing but its
 options, the case's fields, the files the case names (input images, mask, reference) and the bytes
-of the outputs; the ``image`` grader does. Its grade is stored under a key made of all of those (files
-and outputs by their SHA-256), the image limits of the environment, and the code that grades: the
-hash of this package's version and source files and the versions of numpy and Pillow. Any change to
-any of them is another key, so a stored grade is always the grade the same code would make now.
+of the outputs; the ``image``, ``ssim`` and ``similarity`` graders do. Its grade is stored under a
+key made of all of those (files by their path and SHA-256, outputs by name and SHA-256), the image
+limits of the environment, and the code that grades: the hash of this package's version and source
+files and the versions of numpy and Pillow. Any change to any of them is another key, so a stored
+grade is always the grade the same code would make now.
 
 Only grades that took :data:`MEMO_MIN_SECONDS` of CPU or more are stored: a store is one more file per case
 in a cold run and a read in a warm one (about 0.1 ms each), while the ``image`` grader takes 0.5 ms
@@ -90,13 +91,14 @@ def _material(use: str, options: dict[str, Any], case: CaseSpec, artifacts: Sequ
     }
 
 
-def _file_digest(path: Path | None) -> str | None:
+def _file_digest(path: Path | None) -> list[str] | None:
+    """The file's path (a grade's reason may name it) and the hash of its content."""
     if path is None:
         return None
     try:
-        return digest(path.read_bytes())
+        return [str(path), digest(path.read_bytes())]
     except OSError as exc:  # the grader meets the same problem and says so; the key only has to differ
-        return f"unreadable: {exc.strerror}"
+        return [str(path), f"unreadable: {exc.strerror}"]
 
 
 @functools.cache

@@ -123,6 +123,25 @@ def test_a_file_the_case_names_that_changed_on_disk_grades_again(memo: GradeMemo
     assert (first.made, same.made, after.made) == (1, 0, 1)
 
 
+def test_a_file_the_case_names_under_another_name_grades_again(memo: GradeMemo, tmp_path: Path) -> None:
+    """A reason may name the reference ("vs reference a.png"): the same pixels under another name are another key."""
+    first_name = draw_png(tmp_path / "a.png", color=(200, 40, 40))
+    second_name = draw_png(tmp_path / "b.png", color=(200, 40, 40))
+    outputs = [Artifact("image-0.png", png())]
+    first, second = Counted(), Counted()
+    memo.graded("ssim", {}, case_of(tmp_path, reference=first_name), outputs, first)
+    memo.graded("ssim", {}, case_of(tmp_path, reference=second_name), outputs, second)
+    assert (first.made, second.made) == (1, 1)
+
+
+def test_the_graders_that_read_only_the_case_and_the_outputs_declare_it() -> None:
+    from pytest_visioneval.graders import grader_types
+
+    names = ("image", "ssim", "similarity", "html", "text", "locality", "score")
+    memoizable = sorted(name for name in names if getattr(grader_types()[name], "memoizable", False))
+    assert memoizable == ["image", "similarity", "ssim"]
+
+
 def test_other_code_grades_again(memo: GradeMemo, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     case = case_of(tmp_path)
     outputs = [Artifact("image-0.png", png())]
