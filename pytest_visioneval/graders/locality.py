@@ -222,6 +222,9 @@ def measure(
 
 
 class LocalityGrader:
+    # Its grade depends only on its options, the case, the files the case names, its protect_mask (see
+    # memo_files) and the outputs' bytes: a warm run may take it from the call cache (run/grade_memo.py).
+    memoizable: ClassVar[bool] = True
     options_schema: ClassVar[Mapping[str, Any]] = {
         "type": "object",
         "additionalProperties": False,
@@ -287,6 +290,15 @@ class LocalityGrader:
         self.min_changed_inside: float | None = options.get("min_changed_inside")
         self.plain_marks = bool(options.get("plain_marks", True))
         self.max_grain = float(options.get("max_grain", DEFAULT_MAX_GRAIN))
+
+    def memo_files(self, case: CaseSpec) -> list[Path]:
+        """The files it reads besides those the case names: the ``protect_mask``, next to the case file."""
+        if self.protect_mask is None:
+            return []
+        try:
+            return [resolve_inside(case.source.parent, self.protect_mask)]
+        except PathEscapeError:
+            return []  # grading fails on it, and a failed grade is never stored
 
     @classmethod
     def check_case(cls, case: CaseSpec, options: Mapping[str, Any]) -> str | None:

@@ -75,7 +75,8 @@ def grade(
         try:
             if memo is not None and getattr(type(grader), "memoizable", False) and not foreign:
                 make = functools.partial(_grade_one, grader, case, artifacts, context)
-                result = memo.graded(spec.use, dict(spec.options), case, artifacts, make)
+                files = grader.memo_files(case) if hasattr(grader, "memo_files") else ()
+                result = memo.graded(spec.use, dict(spec.options), case, artifacts, make, files)
             elif foreign:
                 with turn_released():
                     result = grader.grade(case, artifacts, context)

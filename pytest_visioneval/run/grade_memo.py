@@ -2,11 +2,12 @@
 
 A grader class that sets ``memoizable = True`` promises that its grade depends on nothing but its
 options, the case's fields, the files the case names (input images, mask, reference) and the bytes
-of the outputs; the ``image``, ``ssim`` and ``similarity`` graders do. Its grade is stored under a
-key made of all of those (files by their path and SHA-256, outputs by name and SHA-256), the image
-limits of the environment, and the code that grades: the hash of this package's version and source
-files and the versions of numpy and Pillow. Any change to any of them is another key, so a stored
-grade is always the grade the same code would make now.
+of the outputs (and the files its ``memo_files(case)`` lists, if it has that method); the ``image``,
+``ssim``, ``similarity`` and ``locality`` graders do. Its grade is stored under a key made of all of
+those (files by their path and SHA-256, outputs by name and SHA-256), the image limits of the
+environment, and the code that grades: the hash of this package's version and source files and the
+versions of numpy and Pillow. Any change to any of them is another key, so a stored grade is always
+the grade the same code would make now.
 
 Only grades that took :data:`MEMO_MIN_SECONDS` of CPU or more are stored: a store is one more file per case
 in a cold run and a read in a warm one (about 0.1 ms each), while the ``image`` grader takes 0.5 ms
@@ -44,10 +45,19 @@ class GradeMemo:
         self.cache = cache
 
     def graded(
-        self, use: str, options: dict[str, Any], case: CaseSpec, artifacts: Sequence[Artifact], make: Callable[[], Grade]
+        self,
+        use: str,
+        options: dict[str, Any],
+        case: CaseSpec,
+        artifacts: Sequence[Artifact],
+        make: Callable[[], Grade],
+        files: Sequence[Path] = (),
     ) -> Grade:
-        """The stored grade of ``use`` with ``options`` for this case and these outputs, else ``make()`` (stored if slow)."""
-        key = cache_key(KIND, _material(use, options, case, artifacts))
+        """The stored grade of ``use`` with ``options`` for this case and these outputs, else ``make()`` (stored if slow).
+
+        ``files``: what the grader reads besides the files the case names (its ``memo_files``), keyed like them.
+        """
+        key = cache_key(KIND, {**_material(use, options, case, artifacts), "files": [_file_digest(p) for p in files]})
         stored = self.cache.get(KIND, key)
         if stored is not None:
             grade = _grade_from(stored)

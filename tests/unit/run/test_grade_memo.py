@@ -139,7 +139,7 @@ def test_the_graders_that_read_only_the_case_and_the_outputs_declare_it() -> Non
 
     names = ("image", "ssim", "similarity", "html", "text", "locality", "score")
     memoizable = sorted(name for name in names if getattr(grader_types()[name], "memoizable", False))
-    assert memoizable == ["image", "similarity", "ssim"]
+    assert memoizable == ["image", "locality", "similarity", "ssim"]
 
 
 def test_other_code_grades_again(memo: GradeMemo, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -214,3 +214,27 @@ def test_a_grader_that_does_not_declare_itself_memoizable_is_always_run(memo: Gr
     made = grade(case, (Artifact("index.html", b"<html><body><p>Place Order</p></body></html>"),), memo=memo)
     assert made.gates and all(g.gate.name.startswith("html.") for g in made.gates)
     assert not (tmp_path / "cache" / "grade").exists()
+
+
+def test_a_protect_mask_the_locality_grader_reads_is_in_the_key(memo: GradeMemo, tmp_path: Path) -> None:
+    """The protect_mask is named by an option, not by the case: the grader lists it (memo_files), and a mask
+    changed on disk grades again."""
+    source = draw_png(tmp_path / "in.png", size=(64, 64), color=(30, 90, 200))
+    mask = Image.new("RGBA", (64, 64), (0, 0, 0, 255))
+    mask.paste((0, 0, 0, 0), (0, 0, 32, 64))  # the left half may be edited
+    mask.save(tmp_path / "mask.png")
+    protect = tmp_path / "protect.png"
+    protected = Image.new("RGBA", (64, 64), (0, 0, 0, 255))
+    protected.paste((0, 0, 0, 0), (40, 0, 64, 64))  # transparent: protected
+    protected.save(protect)
+    protect_some = Image.new("RGBA", (64, 64), (0, 0, 0, 255))
+    protect_some.paste((0, 0, 0, 0), (48, 0, 64, 64))
+    spec = GraderSpec(use="locality", name="locality", options={"protect_mask": "protect.png"})
+    case = case_of(tmp_path, task="image_editing", images=(source,), mask=tmp_path / "mask.png", graders=(spec,))
+    outputs = (Artifact("image-0.png", source.read_bytes()),)
+    grade(case, outputs, memo=memo)
+    grade(case, outputs, memo=memo)
+    assert len(list((tmp_path / "cache" / "grade").rglob("*.json"))) == 1  # the same files: read back
+    protect_some.save(protect)
+    grade(case, outputs, memo=memo)
+    assert len(list((tmp_path / "cache" / "grade").rglob("*.json"))) == 2  # another protect_mask: graded again
