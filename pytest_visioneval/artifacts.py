@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import errno
 import fcntl
+import functools
 import hashlib
 import json
 import os
@@ -77,8 +78,9 @@ class Artifact:
     def kind(self) -> str:
         return kind_for(self.mime)
 
-    @property
+    @functools.cached_property
     def sha256(self) -> str:
+        # Asked for by the provenance file, the outcome's entries, the judges and the grade memo: hashed once.
         return hashlib.sha256(self.data).hexdigest()
 
     @classmethod
