@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 import fastjsonschema
 
+from .compiled_schema import compiled_validator
 from .suggest import unknown_name
 
 if TYPE_CHECKING:
@@ -53,10 +54,7 @@ class SchemaCheck:
         self._fast: Callable[[Any], Any] | None = None
         if _same_in_both_drafts(schema):
             plain = {k: v for k, v in schema.items() if k != "$schema"}
-            # use_default=False: fastjsonschema would otherwise write the schema's defaults into the data.
-            self._fast = fastjsonschema.compile(
-                {**plain, "$schema": "http://json-schema.org/draft-07/schema#"}, use_default=False
-            )
+            self._fast = compiled_validator({**plain, "$schema": "http://json-schema.org/draft-07/schema#"})
 
     @property
     def compiled(self) -> bool:

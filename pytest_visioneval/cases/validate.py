@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 import fastjsonschema
 
 from ..errors import CaseFileError
+from .compiled_schema import compiled_validator
 from .loader import LoadedYaml, PathKey, format_field
 from .problems import combined
 from .suggest import closest, unknown_name
@@ -69,7 +70,7 @@ def _inline_refs(node: Any, defs: dict[str, Any]) -> Any:
 
 @lru_cache(maxsize=1)
 def _fast_check() -> Callable[[Any], Any]:
-    """The same schema compiled to Python by fastjsonschema: ~10x faster.
+    """The same schema compiled to Python by fastjsonschema (kept on disk: compiled_schema.py): ~10x faster.
 
     Used only to accept valid files quickly; a file it rejects is validated
     again by jsonschema, whose errors carry the paths that messages need.
@@ -79,7 +80,7 @@ def _fast_check() -> Callable[[Any], Any]:
     schema = case_file_schema()
     flat = _inline_refs(schema, schema["$defs"])
     flat["$schema"] = "http://json-schema.org/draft-07/schema#"
-    return fastjsonschema.compile(flat, use_default=False)  # never write a default into the loaded data
+    return compiled_validator(flat)  # never writes a default into the loaded data
 
 
 class _Broken:
