@@ -27,7 +27,7 @@ from ..results.mutation import mutation_summary
 from ..results.per_model import baseline_deltas, baseline_for, evaluate_per_model, flat_benchmarks, labels_of, model_sections
 from ..results.thresholds import ThresholdResult, evaluate_thresholds, file_thresholds
 from ..results.verdict import Verdict, decide, run_warnings
-from . import junit_xml, markdown_option
+from . import aggregate_preload, junit_xml, markdown_option
 from .call_options import call_layer_key
 from .ci_options import CiSettings
 from .interrupts import INTERRUPTED_REASON, STOPPED_CASE_TEXT, InterruptHandler, interrupted
@@ -70,6 +70,8 @@ class EvalSession:
         self.not_evaluated: dict[str, Any] | None = None  # cases whose calls wait in batches or hit the budget
         self.batches: dict[str, Any] | None = None  # with --eval-batch: the batches' state after this run
         self.budget: dict[str, Any] | None = None  # with --eval-max-cost: the run's spending against it
+        # Under xdist this process runs no case: it imports numpy for the scores meanwhile (aggregate_preload).
+        self._preload_numpy = getattr(config.option, "dist", "no") != "no"
 
     def pytest_collection_finish(self, session: pytest.Session) -> None:
         # After every plugin's deselection (-k, -m, shards and --lf, whose wrapper deselects after the other hooks).
@@ -96,6 +98,9 @@ class EvalSession:
             state["payload"] = payload
         _advance(state, report)
         if report.when in ("teardown", "???"):
+            if self._preload_numpy:
+                self._preload_numpy = False
+                aggregate_preload.start()
             if _stopped_by_interrupt(report, state):
                 return  # not run: listed as such, not as a skip or a crash
             record = self._finish(report.nodeid, state)
