@@ -27,8 +27,6 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit, urlunsplit
 
 from ..errors import BatchError, ConfigError
-from .batch_book import BatchBook
-from .batch_request import BatchRequest
 from .budget import BudgetLedger, CallHint, Reservation
 from .cache import CallCache
 from .concurrency import RunConcurrency
@@ -40,6 +38,9 @@ from .waiting import may_wait
 
 if TYPE_CHECKING:
     from tenacity import RetryCallState
+
+    from .batch_book import BatchBook
+    from .batch_request import BatchRequest
 
 _case_repeat: contextvars.ContextVar[int] = contextvars.ContextVar("visioneval_case_repeat", default=0)
 
@@ -177,7 +178,11 @@ class CallLayer:
         self.limit = RunConcurrency(
             s.concurrency or 1, s.slots_dir if s.concurrency else None, s.slots_server if s.concurrency else None
         )
-        self.batches = BatchBook(s.batch_dir) if s.batch_kinds and s.batch_dir is not None else None
+        self.batches: BatchBook | None = None
+        if s.batch_kinds and s.batch_dir is not None:
+            from .batch_book import BatchBook  # only with --eval-batch: a run without batches does not load them
+
+            self.batches = BatchBook(s.batch_dir)
         self.budget = BudgetLedger(s.max_cost, s.budget_path) if s.max_cost is not None else None
 
     def call(

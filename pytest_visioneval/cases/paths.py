@@ -14,6 +14,13 @@ class PathEscapeError(ValueError):
     pass
 
 
+def display_path(path: Path, root: Path | None) -> str:
+    """``path`` relative to ``root`` where it lies below it (as messages show it), else as it is."""
+    if root is not None and path.is_relative_to(root):
+        return str(path.relative_to(root))
+    return str(path)
+
+
 def resolve_inside(root: Path, relative: str) -> Path:
     """Return ``root / relative`` resolved, or raise if it leaves ``root``.
 

@@ -25,7 +25,7 @@ from typing import Any, Protocol
 
 from ..errors import CaseFileError
 from .loader import LoadedYaml, PathKey, format_field, load_yaml
-from .paths import PathEscapeError, resolve_inside
+from .paths import PathEscapeError, display_path, resolve_inside
 from .problems import combined
 from .schema_check import SchemaCheck
 from .spec import DEFAULT_PROTOCOL, CaseSpec, GraderSpec, SuiteSpec, Threshold
@@ -66,12 +66,6 @@ def _schema_check(schema: Mapping[str, Any]) -> SchemaCheck:
     if key not in _schema_checks:
         _schema_checks[key] = SchemaCheck(schema)
     return _schema_checks[key]
-
-
-def display_path(path: Path, root: Path | None) -> str:
-    if root is not None and path.is_relative_to(root):
-        return str(path.relative_to(root))
-    return str(path)
 
 
 def suite_name_from_path(path: Path) -> str:

@@ -27,7 +27,6 @@ from ..calls.completion import post_chat_completion, read_completion
 from ..calls.layer import (
     DEFAULT_BASE_URL,
     DIRECT,
-    CallLayer,
     CallResult,
     UnreadableReply,
     endpoint_label,
@@ -39,26 +38,10 @@ from ..calls.redact import redact, register_key_env, register_secret, register_u
 from ..calls.slot_transport import client_with_slots
 from ..calls.usage import current_usage
 from ..errors import GraderError, JudgeOutputError
-from .content import DEFAULT_MAX_IMAGES, DEFAULT_MAX_SIDE, JudgeRequest, chat_content, with_image_data
+from .content import JudgeRequest, chat_content, with_image_data
 from .logprobs import YesNoRequest, read_yes_no
 from .parse import ReplyRejected, parse_reply
-
-RESPONSE_FORMATS = ("json_schema", "json_object", "none")
-
-
-@dataclass(frozen=True)
-class JudgeSettings:
-    base_url: str | None = None
-    api_key_env: str = "OPENAI_API_KEY"
-    timeout: float = 120.0
-    max_retries: int = 2  # API-level retries (the SDK's)
-    reply_retries: int = 2  # asking again after a reply that does not parse
-    response_format: str = "json_schema"
-    max_side: int = DEFAULT_MAX_SIDE
-    max_images: int = DEFAULT_MAX_IMAGES
-    temperature: float | None = 0.0
-    seed: int | None = None  # sent as seed + the judge repeat's index
-    calls: CallLayer | None = field(default=None, compare=False)  # the run's call layer
+from .settings import JudgeSettings
 
 
 @dataclass

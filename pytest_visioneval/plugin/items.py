@@ -22,7 +22,6 @@ from ..cases import CaseSpec
 from ..cases.problems import CaseFileProblems, combined
 from ..cases.spec import SuiteSpec
 from ..errors import CaseFileError
-from ..protocols.case_files import graders_can_grade, load_case_file
 from . import gc_freeze
 from .model_choices import item_name
 from .options import settings_key
@@ -93,6 +92,10 @@ class CaseFile(pytest.Module):
 
     def _items(self) -> Iterator[pytest.Item]:
         try:
+            # Imported with the first case file: loading the plugin (an xdist controller, a run of
+            # Python tests only) does not read YAML, the schemas or the graders.
+            from ..protocols.case_files import graders_can_grade, load_case_file
+
             suite = load_case_file(self.path, self.config.rootpath, case_check=graders_can_grade)
         except CaseFileProblems as problems:
             # The ids of the cases that could be built are checked too: every problem in one error.

@@ -12,12 +12,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml
 
 from ..cases.spec import Threshold
 from ..errors import ConfigError
-from ..judges.client import RESPONSE_FORMATS, JudgeSettings
 from ..judges.content import DEFAULT_MAX_IMAGES, DEFAULT_MAX_SIDE
+from ..judges.settings import RESPONSE_FORMATS, JudgeSettings
 from ..models.base import ModelSettings
 from ..models.registry import available_providers
 from ..mutants.settings import DEFAULT_PER_FAMILY, DEFAULT_SEED, FAMILIES, MutationSettings
@@ -409,6 +408,8 @@ def _param_value(raw: str) -> Any:
     text = raw.strip()
     if not text:
         return ""
+    import yaml  # only for --model-param values: loading the plugin does not read YAML
+
     try:
         value = yaml.safe_load(text)
     except yaml.YAMLError:

@@ -26,7 +26,7 @@ from typing import Any
 
 import pytest
 
-from ..cases.suite import display_path
+from ..cases.paths import display_path
 from ..run.entries import group_fields, threshold_entry
 
 PROPERTY = "visioneval"

@@ -22,7 +22,6 @@ from ..report import results_json, terminal
 from ..report.view_text import fit_lines
 from ..results.aggregate import aggregate, benchmark_scores
 from ..results.baseline import Delta, compare, describe, regressions
-from ..results.compare import judge_changes
 from ..results.mutation import mutation_summary
 from ..results.per_model import baseline_deltas, baseline_for, evaluate_per_model, flat_benchmarks, labels_of, model_sections
 from ..results.thresholds import ThresholdResult, evaluate_thresholds, file_thresholds
@@ -180,6 +179,8 @@ class EvalSession:
         judges = judge_provenance(records)
         warnings += self._sampling_warnings(judges) + label_warnings + batch_problems
         if baseline is not None:  # a changed judge can move scores that the model did not
+            from ..results.compare import judge_changes  # only against a baseline
+
             warnings += [f"against the baseline: {c}" for c in judge_changes(baseline.get("judges") or {}, judges)]
         self.verdict = dataclasses.replace(self.verdict, warnings=tuple(warnings))
         if self.incomplete is not None and self.incomplete["reason"] == INTERRUPTED_REASON and self.verdict.exit_status == 0:

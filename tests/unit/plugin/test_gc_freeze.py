@@ -134,16 +134,16 @@ def test_paused_leaves_a_collector_that_was_off_off() -> None:
 
 
 def test_a_case_file_is_read_with_the_collector_paused(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
-    from pytest_visioneval.plugin import items
+    from pytest_visioneval.protocols import case_files  # where collection finds it, when it reads the first file
 
     seen: list[bool] = []
-    real_load = items.load_case_file
+    real_load = case_files.load_case_file
 
     def load_and_look(*args: Any, **kwargs: Any) -> Any:
         seen.append(gc.isenabled())
         return real_load(*args, **kwargs)
 
-    monkeypatch.setattr(items, "load_case_file", load_and_look)
+    monkeypatch.setattr(case_files, "load_case_file", load_and_look)
     pytester.makefile(".eval.yaml", tiny=CASES)
     (pytester.path / "broken.eval.yaml").write_text("suite: broken\ncases: [\n")
     _red_png(pytester.path)

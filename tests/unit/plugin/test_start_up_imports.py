@@ -14,8 +14,9 @@ from pathlib import Path
 
 HEAVY = ("numpy", "scipy", "openai", "playwright", "krippendorff")
 # Also left out of loading the plugin (a controller under xdist never needs them): jsonschema words a
-# rejected case file or judge reply, tenacity retries a call, Pillow prepares an image for a judge.
-NOT_AT_START = ("jsonschema", "tenacity", "PIL")
+# rejected case file or judge reply, tenacity retries a call, Pillow prepares an image for a judge; YAML
+# and the compiled schemas are read with the first case file (a run of Python tests alone never does).
+NOT_AT_START = ("jsonschema", "tenacity", "PIL", "yaml", "fastjsonschema")
 
 
 def test_loading_the_plugin_imports_no_heavy_library() -> None:
