@@ -6,7 +6,6 @@ Through real pytest processes (``runpytest_subprocess``), with and without ``-n 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 
 import pytest
 
@@ -50,14 +49,6 @@ def pytest_configure(config):
 
     aggregate_preload.start = noted
 """
-
-
-@pytest.fixture
-def server(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeOpenAIServer]:
-    monkeypatch.setenv("OPENAI_API_KEY", "sk-aggregate-preload-test")
-    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
-    with FakeOpenAIServer() as fake:
-        yield fake
 
 
 @pytest.mark.parametrize(("xdist", "starts"), [([], 0), (["-n", "2"], 1)], ids=["n0", "n2"])

@@ -6,7 +6,6 @@ Through real pytest processes (``runpytest_subprocess``): this test process has 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -37,14 +36,6 @@ def pytest_sessionfinish(session):
         with open(os.environ["PRELOAD_PROBE"], "a") as out:
             out.write(json.dumps(seen) + "\\n")
 """
-
-
-@pytest.fixture
-def server(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeOpenAIServer]:
-    monkeypatch.setenv("OPENAI_API_KEY", "sk-preload-test")
-    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
-    with FakeOpenAIServer() as fake:
-        yield fake
 
 
 def _run(pytester: pytest.Pytester, server: FakeOpenAIServer, probe: Path, *args: str) -> list[dict[str, bool]]:
