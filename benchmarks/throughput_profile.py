@@ -135,6 +135,8 @@ def ours(server: FakeOpenAIServer, workers: int, concurrency: int, cache: Path) 
         "--judge=openai:bench-judge", f"--judge-base-url={server.base_url}",
         f"--eval-concurrency={concurrency}", f"--eval-cache-dir={cache}", "--eval-cache=on",
     ]  # fmt: skip
+    # A temporary folder of its own, next to its cache (why: throughput.py's run()).
+    command.append(f"--basetemp={cache.parent / 'basetemp'}")
     return command + (["-n", str(workers)] if workers else [])
 
 
