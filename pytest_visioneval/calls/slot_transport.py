@@ -17,11 +17,11 @@ connections: a third of the client's CPU in a profile at that limit
 
 from __future__ import annotations
 
-import functools
 import threading
 from typing import TYPE_CHECKING, Any
 
 from .concurrency import RunConcurrency
+from .once import once
 from .turn import turn_released
 
 if TYPE_CHECKING:
@@ -30,12 +30,13 @@ if TYPE_CHECKING:
     import httpx2
 
 
-@functools.cache
+@once
 def shared_ssl_context() -> ssl.SSLContext:
     """The TLS context every slot's pool of every client in this process uses.
 
-    Made once: it loads the trust store (30-120 ms here). The SDK preload makes it on its thread, so the
-    first request does not wait for it.
+    Made once (:func:`once`: not once per case thread that asks while the first is still making it): it loads
+    the trust store (30-120 ms here). The SDK preload makes it on its thread, so the first request does not
+    wait for it.
     """
     import httpx2
 

@@ -20,7 +20,6 @@ only reads, ``write`` only stores, ``off`` does neither.
 
 from __future__ import annotations
 
-import functools
 import hashlib
 import time
 from collections.abc import Callable, Sequence
@@ -29,6 +28,7 @@ from typing import Any
 
 from ..artifacts import Artifact
 from ..calls.cache import CallCache, cache_key, digest
+from ..calls.once import once
 from ..cases.spec import CaseSpec
 from ..graders import Gate, Grade, Metric
 
@@ -111,11 +111,12 @@ def _file_digest(path: Path | None) -> list[str] | None:
         return [str(path), f"unreadable: {exc.strerror}"]
 
 
-@functools.cache
+@once
 def code_fingerprint() -> str:
     """The hash of this package's version and Python source, with the versions of the libraries that measure pixels.
 
-    Once per process: about 8 ms for the package's source files.
+    Once per process (:func:`once`: the case threads that ask while it is made wait for it): about 8 ms for
+    the package's source files.
     """
     import numpy
     import PIL
