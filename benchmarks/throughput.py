@@ -65,20 +65,30 @@ from pytest_visioneval.testing.openai_server import RecordedRequest, default_ima
 
 JUDGE_REPLY = '{"scores": {"quality": {"reason": "clean shapes, readable", "score": 8}}}'
 PROBE_ENV = "VISIONEVAL_BENCH_SESSION_START"
-PEAK_ENV = "VISIONEVAL_BENCH_PEAK_RSS"  # a file each measured process appends its peak RSS (KiB) to, as it ends
+PEAK_ENV = "VISIONEVAL_BENCH_PEAK_RSS"  # a file each measured process appends a line to as it ends (PROCESS_RECORD)
+# What each process writes there when pytest unconfigures it: its peak resident memory (VmHWM, KiB: of this
+# process alone; a child's ru_maxrss also counts the memory of the parent it was forked from, here the benchmark
+# with its server), the CPU seconds it has used so far (user + system) and its part: "main" (the process that
+# runs the cases without xdist, or the controller) or the xdist worker's id.
+PROCESS_RECORD = f"""
+def _visioneval_bench_record(config):
+    import os
+    with open("/proc/self/status") as status, open(os.environ["{PEAK_ENV}"], "a") as out:
+        peak = next(line.split()[1] for line in status if line.startswith("VmHWM:"))
+        used = os.times()
+        out.write(f"{{peak}} {{used.user + used.system:.3f}} {{os.environ.get('PYTEST_XDIST_WORKER', 'main')}}\\n")
+"""
 # Loaded with -p: notes when pytest's session started (the controller's and every worker's; the earliest
-# counts), and each process's peak resident memory as it ends (VmHWM: of this process alone; a child's
-# ru_maxrss also counts the memory of the parent it was forked from, here the benchmark with its server).
+# counts), and each process's record as it ends.
 PROBE = f"""
 import os, time
-
+{PROCESS_RECORD}
 def pytest_sessionstart(session):
     with open(os.environ["{PROBE_ENV}"], "a") as out:
         out.write(f"{{time.monotonic()!r}}\\n")
 
 def pytest_unconfigure(config):
-    with open("/proc/self/status") as status, open(os.environ["{PEAK_ENV}"], "a") as out:
-        out.write(next(line.split()[1] for line in status if line.startswith("VmHWM:")) + "\\n")
+    _visioneval_bench_record(config)
 """
 
 
@@ -133,6 +143,8 @@ class Run:
     cpu: float  # CPU seconds (user + system) of the pytest processes
     switches: int = 0  # context switches (voluntary + involuntary) of those processes
     peak: float = 0.0  # MiB: the peak resident memory of the largest of those processes
+    main_cpu: float = float("nan")  # CPU seconds of the process that ran the cases (-n 0), or of the xdist controller
+    worker_cpu: tuple[float, ...] = ()  # CPU seconds of each xdist worker
 
 
 def run(root: Path, server: FakeOpenAIServer, workers: int, concurrency: int, cache: Path, plugin: str | None = None) -> Run:
@@ -156,41 +168,60 @@ def run(root: Path, server: FakeOpenAIServer, workers: int, concurrency: int, ca
     # newest three, whatever earlier session left them. After a run of this project's test suite, that
     # once took a -n 2 run 3-9 s between its last answer and its exit.
     command.append(f"--basetemp={root / 'basetemp'}")
-    done, wall, cpu, switches, peak = timed(command, root, env)
+    done, wall, cpu, switches, peak, parts = timed(command, root, env)
     if done.returncode != 0:
         raise SystemExit(f"the run failed (exit {done.returncode}):\n{done.stdout[-3000:]}\n{done.stderr[-2000:]}")
+    main_cpu = parts.get("main", float("nan"))
+    worker_cpu = tuple(used for part, used in sorted(parts.items()) if part != "main")
     ended = time.monotonic()
     started = ended - wall
     session = min(float(line) for line in marks.read_text().split())
     requests = list(server.requests)
     if not requests:
-        return Run(wall, 0, session - started, float("nan"), 0.0, 0.0, float("nan"), cpu, switches, peak)
+        return Run(wall, 0, session - started, float("nan"), 0.0, 0.0, float("nan"), cpu, switches, peak, main_cpu, worker_cpu)
     first = min(r.received for r in requests)
     last = max(r.answered or r.received for r in requests)
     serving = sum((r.answered or r.received) - r.received for r in requests)
     span = last - first
     in_flight = serving / span if span else 0.0
-    return Run(wall, len(requests), session - started, first - session, span, in_flight, ended - last, cpu, switches, peak)
+    return Run(
+        wall, len(requests), session - started, first - session, span, in_flight, ended - last, cpu, switches, peak,
+        main_cpu, worker_cpu,
+    )  # fmt: skip
 
 
 def timed(
     command: list[str], cwd: Path, env: dict[str, str]
-) -> tuple[subprocess.CompletedProcess[str], float, float, int, float]:
-    """Run ``command``; its result, wall seconds, CPU seconds, context switches and peak RSS in MiB.
+) -> tuple[subprocess.CompletedProcess[str], float, float, int, float, dict[str, float]]:
+    """Run ``command``; its result, wall seconds, CPU seconds, context switches, peak RSS in MiB and CPU by part.
 
     CPU and switches of the process and its children together (xdist's workers); the peak is that of
-    the largest of them, as each reported it to the file named by ``PEAK_ENV`` (0 where none did).
+    the largest of them, and the CPU by part ("main", "gw0", ...) what each reported to the file named
+    by ``PEAK_ENV`` as pytest unconfigured it (see ``PROCESS_RECORD``; empty where none did).
     """
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    with tempfile.NamedTemporaryFile("r", suffix=".peak") as peaks:
+    with tempfile.NamedTemporaryFile("r", suffix=".peak") as records:
         started = time.monotonic()
-        done = subprocess.run(command, cwd=cwd, env={**env, PEAK_ENV: peaks.name}, capture_output=True, text=True, check=False)
+        done = subprocess.run(command, cwd=cwd, env={**env, PEAK_ENV: records.name}, capture_output=True, text=True, check=False)
         wall = time.monotonic() - started
-        peak_kib = max((int(line) for line in peaks.read().split()), default=0)
+        peak_kib, parts = read_process_records(records.read())
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     switches = (after.ru_nvcsw - before.ru_nvcsw) + (after.ru_nivcsw - before.ru_nivcsw)
-    return done, wall, cpu, switches, peak_kib / 1024
+    return done, wall, cpu, switches, peak_kib / 1024, parts
+
+
+def read_process_records(text: str) -> tuple[int, dict[str, float]]:
+    """The largest peak (KiB) and each part's CPU seconds in the records of ``PROCESS_RECORD``."""
+    peak, parts = 0, {}
+    for line in text.splitlines():
+        fields = line.split()
+        if len(fields) not in (1, 3) or not fields[0].isdigit():
+            continue  # a record cut short (a process killed while writing it)
+        peak = max(peak, int(fields[0]))
+        if len(fields) == 3:  # the bare client writes its peak alone
+            parts[fields[2]] = float(fields[1])
+    return peak, parts
 
 
 def record_traffic(server: FakeOpenAIServer, prompts: list[str], path: Path) -> None:
@@ -208,7 +239,7 @@ def run_bare(root: Path, server: FakeOpenAIServer, concurrency: int, traffic: Pa
     server.reset()
     command = [sys.executable, str(Path(__file__).with_name("bare_client.py")), str(traffic), server.base_url, str(concurrency)]
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
-    done, wall, cpu, switches, peak = timed(command, root, env)
+    done, wall, cpu, switches, peak, _ = timed(command, root, env)
     if done.returncode != 0:
         raise SystemExit(f"the bare client failed (exit {done.returncode}):\n{done.stderr[-3000:]}")
     nan = float("nan")
@@ -217,6 +248,16 @@ def run_bare(root: Path, server: FakeOpenAIServer, concurrency: int, traffic: Pa
 
 def _spread(values: list[float], fmt: str = "{:.2f}") -> str:
     return f"{fmt.format(statistics.median(values))} ({fmt.format(min(values))}-{fmt.format(max(values))})"
+
+
+def cpu_by_part(runs: list[Run]) -> str:
+    """Where an xdist run's CPU went: the controller's and the workers' seconds, as each process reported them."""
+    workers = [sum(r.worker_cpu) for r in runs]
+    each = [sum(r.worker_cpu) / len(r.worker_cpu) for r in runs if r.worker_cpu]
+    return (
+        f"CPU by process: controller {_spread([r.main_cpu for r in runs])} s, "
+        f"workers together {_spread(workers)} s ({_spread(each)} s each)"
+    )
 
 
 def _ms_per_call(r: Run) -> float:
@@ -311,6 +352,8 @@ def main() -> int:
                 wall_ratio = [r.wall / b.wall for r, b in zip(runs, bare, strict=True)]
                 line += f"; ours/bare: CPU {_spread(cpu_ratio)} (goal <= 1.7), wall/ideal {_spread(wall_ratio)} (goal <= 1.15)"
             print(line)
+            if any(r.worker_cpu for r in runs):
+                print(f"    {cpu_by_part(runs)}")
         if bare:
             print(
                 f"  bare client: CPU {_spread([_ms_per_call(b) for b in bare], '{:.1f}')} ms per call; "

@@ -35,17 +35,15 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from throughput import PEAK_ENV, timed
+from throughput import PROCESS_RECORD, timed
 
 from pytest_visioneval.testing import FakeOpenAIServer
 
-# Loaded with -p by every pytest process of ours: its peak resident memory, as it ends (see throughput.py).
+# Loaded with -p by every pytest process of ours: its peak resident memory and CPU, as it ends (see throughput.py).
 PEAK_PROBE = f"""
-import os
-
+{PROCESS_RECORD}
 def pytest_unconfigure(config):
-    with open("/proc/self/status") as status, open(os.environ["{PEAK_ENV}"], "a") as out:
-        out.write(next(line.split()[1] for line in status if line.startswith("VmHWM:")) + "\\n")
+    _visioneval_bench_record(config)
 """
 
 JUDGE_REPLY = '{"scores": {"quality": {"reason": "clean shapes, readable", "score": 8}}}'
@@ -117,15 +115,16 @@ class Measured:
     switches: int  # voluntary + involuntary context switches
     calls: int  # requests the server saw
     peak: float  # MiB: the peak resident memory of the largest of those processes
+    parts: dict[str, float]  # CPU seconds by process: "main" (the controller under xdist), "gw0", ...
 
 
 def measure(command: list[str], cwd: Path, env: dict[str, str], server: FakeOpenAIServer) -> Measured:
     server.reset()
-    done, wall, cpu, switches, peak = timed(command, cwd, env)
+    done, wall, cpu, switches, peak, parts = timed(command, cwd, env)
     if done.returncode != 0:
         name = " ".join(command[:4])
         raise SystemExit(f"{name} failed (exit {done.returncode}):\n{done.stdout[-3000:]}\n{done.stderr[-2000:]}")
-    return Measured(wall, cpu, switches, len(server.requests), peak)
+    return Measured(wall, cpu, switches, len(server.requests), peak, parts)
 
 
 def ours(server: FakeOpenAIServer, workers: int, concurrency: int, cache: Path) -> list[str]:
@@ -202,6 +201,13 @@ def main() -> int:
             f"wall/ideal {_spread([m.wall / ideal for m in runs], '{:.2f}')}; "
             f"peak RSS {_spread([m.peak for m in runs], '{:.0f}')} MiB; calls {[m.calls for m in runs]}"
         )
+        workers = [[used for part, used in m.parts.items() if part != "main"] for m in runs]
+        if any(workers):
+            controller = [m.parts.get("main", float("nan")) for m in runs]
+            print(
+                f"{'':>10}  CPU by process: controller {_spread(controller, '{:.2f}')} s, "
+                f"workers together {_spread([sum(w) for w in workers], '{:.2f}')} s"
+            )
     for name, runs in warm.items():
         cold = results[name]
         print(
