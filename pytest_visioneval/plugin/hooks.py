@@ -39,6 +39,7 @@ from .run_id import (
 )
 from .session import EvalSession
 from .shard import in_shard
+from .xdist_role import is_xdist_controller
 
 _eval_session_key = pytest.StashKey[EvalSession]()
 _slot_server_key = pytest.StashKey[SlotServer]()
@@ -124,8 +125,7 @@ def _only_collecting(config: pytest.Config) -> bool:
 
 def _runs_cases_here(config: pytest.Config) -> bool:
     """An xdist worker or a run without xdist, that runs cases: not the xdist controller, not ``--collect-only``."""
-    in_xdist_controller = not hasattr(config, "workerinput") and getattr(config.option, "dist", "no") != "no"
-    return not _only_collecting(config) and not in_xdist_controller
+    return not _only_collecting(config) and not is_xdist_controller(config)
 
 
 @pytest.hookimpl(optionalhook=True)

@@ -34,6 +34,7 @@ from .items import is_case_file
 from .model_choices import split_item_name
 from .options import Settings
 from .records import PROPERTY
+from .xdist_role import is_xdist_controller
 
 _MESSAGE_LIMIT = 4000
 
@@ -70,7 +71,7 @@ class EvalSession:
         self.batches: dict[str, Any] | None = None  # with --eval-batch: the batches' state after this run
         self.budget: dict[str, Any] | None = None  # with --eval-max-cost: the run's spending against it
         # Under xdist this process runs no case: it imports numpy for the scores meanwhile (aggregate_preload).
-        self._preload_numpy = getattr(config.option, "dist", "no") != "no"
+        self._preload_numpy = is_xdist_controller(config)
 
     def pytest_collection_finish(self, session: pytest.Session) -> None:
         # After every plugin's deselection (-k, -m, shards and --lf, whose wrapper deselects after the other hooks).
