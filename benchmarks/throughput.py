@@ -57,7 +57,8 @@ import subprocess
 import sys
 import tempfile
 import time
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from pytest_visioneval.testing import FakeOpenAIServer
@@ -71,7 +72,7 @@ PEAK_ENV = "VISIONEVAL_BENCH_PEAK_RSS"  # a file each measured process appends a
 # with its server), the CPU seconds it has used so far (user + system) and its part: "main" (the process that
 # runs the cases without xdist, or the controller) or the xdist worker's id.
 PROCESS_RECORD = f"""
-def _visioneval_bench_record(config):
+def _visioneval_bench_record():
     import os
     with open("/proc/self/status") as status, open(os.environ["{PEAK_ENV}"], "a") as out:
         peak = next(line.split()[1] for line in status if line.startswith("VmHWM:"))
@@ -88,7 +89,7 @@ def pytest_sessionstart(session):
         out.write(f"{{time.monotonic()!r}}\\n")
 
 def pytest_unconfigure(config):
-    _visioneval_bench_record(config)
+    _visioneval_bench_record()
 """
 
 
@@ -143,8 +144,7 @@ class Run:
     cpu: float  # CPU seconds (user + system) of the pytest processes
     switches: int = 0  # context switches (voluntary + involuntary) of those processes
     peak: float = 0.0  # MiB: the peak resident memory of the largest of those processes
-    main_cpu: float = float("nan")  # CPU seconds of the process that ran the cases (-n 0), or of the xdist controller
-    worker_cpu: tuple[float, ...] = ()  # CPU seconds of each xdist worker
+    parts: Mapping[str, float] = field(default_factory=dict)  # CPU seconds by process: "main" (-n 0, or the controller), "gw0"...
 
 
 def run(root: Path, server: FakeOpenAIServer, workers: int, concurrency: int, cache: Path, plugin: str | None = None) -> Run:
@@ -171,22 +171,19 @@ def run(root: Path, server: FakeOpenAIServer, workers: int, concurrency: int, ca
     done, wall, cpu, switches, peak, parts = timed(command, root, env)
     if done.returncode != 0:
         raise SystemExit(f"the run failed (exit {done.returncode}):\n{done.stdout[-3000:]}\n{done.stderr[-2000:]}")
-    main_cpu = parts.get("main", float("nan"))
-    worker_cpu = tuple(used for part, used in sorted(parts.items()) if part != "main")
     ended = time.monotonic()
     started = ended - wall
     session = min(float(line) for line in marks.read_text().split())
     requests = list(server.requests)
     if not requests:
-        return Run(wall, 0, session - started, float("nan"), 0.0, 0.0, float("nan"), cpu, switches, peak, main_cpu, worker_cpu)
+        return Run(wall, 0, session - started, float("nan"), 0.0, 0.0, float("nan"), cpu, switches, peak, parts)
     first = min(r.received for r in requests)
     last = max(r.answered or r.received for r in requests)
     serving = sum((r.answered or r.received) - r.received for r in requests)
     span = last - first
     in_flight = serving / span if span else 0.0
     return Run(
-        wall, len(requests), session - started, first - session, span, in_flight, ended - last, cpu, switches, peak,
-        main_cpu, worker_cpu,
+        wall, len(requests), session - started, first - session, span, in_flight, ended - last, cpu, switches, peak, parts
     )  # fmt: skip
 
 
@@ -250,13 +247,17 @@ def _spread(values: list[float], fmt: str = "{:.2f}") -> str:
     return f"{fmt.format(statistics.median(values))} ({fmt.format(min(values))}-{fmt.format(max(values))})"
 
 
-def cpu_by_part(runs: list[Run]) -> str:
-    """Where an xdist run's CPU went: the controller's and the workers' seconds, as each process reported them."""
-    workers = [sum(r.worker_cpu) for r in runs]
-    each = [sum(r.worker_cpu) / len(r.worker_cpu) for r in runs if r.worker_cpu]
+def cpu_by_part(runs: Sequence[Mapping[str, float]]) -> str | None:
+    """Where xdist runs' CPU went: the controller's and the workers' seconds, as each process reported them.
+
+    ``None`` for runs without workers (``-n 0``, the bare client).
+    """
+    workers = [[used for part, used in parts.items() if part != "main"] for parts in runs]
+    if not any(workers):
+        return None
     return (
-        f"CPU by process: controller {_spread([r.main_cpu for r in runs])} s, "
-        f"workers together {_spread(workers)} s ({_spread(each)} s each)"
+        f"CPU by process: controller {_spread([parts.get('main', float('nan')) for parts in runs])} s, "
+        f"workers together {_spread([sum(w) for w in workers])} s ({_spread([sum(w) / len(w) for w in workers if w])} s each)"
     )
 
 
@@ -352,8 +353,8 @@ def main() -> int:
                 wall_ratio = [r.wall / b.wall for r, b in zip(runs, bare, strict=True)]
                 line += f"; ours/bare: CPU {_spread(cpu_ratio)} (goal <= 1.7), wall/ideal {_spread(wall_ratio)} (goal <= 1.15)"
             print(line)
-            if any(r.worker_cpu for r in runs):
-                print(f"    {cpu_by_part(runs)}")
+            if (split := cpu_by_part([r.parts for r in runs])) is not None:
+                print(f"    {split}")
         if bare:
             print(
                 f"  bare client: CPU {_spread([_ms_per_call(b) for b in bare], '{:.1f}')} ms per call; "

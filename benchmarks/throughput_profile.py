@@ -35,7 +35,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from throughput import PROCESS_RECORD, timed
+from throughput import PROCESS_RECORD, cpu_by_part, timed
 
 from pytest_visioneval.testing import FakeOpenAIServer
 
@@ -43,7 +43,7 @@ from pytest_visioneval.testing import FakeOpenAIServer
 PEAK_PROBE = f"""
 {PROCESS_RECORD}
 def pytest_unconfigure(config):
-    _visioneval_bench_record(config)
+    _visioneval_bench_record()
 """
 
 JUDGE_REPLY = '{"scores": {"quality": {"reason": "clean shapes, readable", "score": 8}}}'
@@ -201,13 +201,8 @@ def main() -> int:
             f"wall/ideal {_spread([m.wall / ideal for m in runs], '{:.2f}')}; "
             f"peak RSS {_spread([m.peak for m in runs], '{:.0f}')} MiB; calls {[m.calls for m in runs]}"
         )
-        workers = [[used for part, used in m.parts.items() if part != "main"] for m in runs]
-        if any(workers):
-            controller = [m.parts.get("main", float("nan")) for m in runs]
-            print(
-                f"{'':>10}  CPU by process: controller {_spread(controller, '{:.2f}')} s, "
-                f"workers together {_spread([sum(w) for w in workers], '{:.2f}')} s"
-            )
+        if (split := cpu_by_part([m.parts for m in runs])) is not None:
+            print(f"{'':>10}  {split}")
     for name, runs in warm.items():
         cold = results[name]
         print(

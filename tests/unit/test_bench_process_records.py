@@ -45,6 +45,12 @@ def test_the_probe_writes_a_record_the_reader_takes(tmp_path: Path, monkeypatch:
     monkeypatch.setenv("PYTEST_XDIST_WORKER", "gw3")
     namespace: dict[str, object] = {}
     exec(throughput.PROCESS_RECORD, namespace)
-    namespace["_visioneval_bench_record"](None)  # type: ignore[operator]
+    namespace["_visioneval_bench_record"]()  # type: ignore[operator]
     peak, parts = throughput.read_process_records(records.read_text())
     assert peak > 0 and set(parts) == {"gw3"} and parts["gw3"] > 0
+
+
+def test_the_split_names_the_controller_and_the_workers_and_nothing_without_workers() -> None:
+    split = _throughput().cpu_by_part([{"main": 2.0, "gw0": 10.0, "gw1": 12.0}, {"main": 3.0, "gw0": 11.0, "gw1": 11.0}])
+    assert split == "CPU by process: controller 2.50 (2.00-3.00) s, workers together 22.00 (22.00-22.00) s (11.00 (11.00-11.00) s each)"
+    assert _throughput().cpu_by_part([{"main": 19.4}, {}]) is None
