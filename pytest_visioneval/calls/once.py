@@ -23,7 +23,7 @@ class Once(Generic[T]):
         self._make = make
         self._lock = threading.Lock()
         self._value: list[T] = []  # empty until made (a list, so that None is a value like any other)
-        self.makes = 0  # how many times ``make`` ran: 1 once made (more only after :meth:`forget`)
+        self.makes = 0  # how many times ``make`` ran to the end: 1 once made
         functools.update_wrapper(self, make)
 
     def __call__(self) -> T:
@@ -40,11 +40,6 @@ class Once(Generic[T]):
     @property
     def made(self) -> bool:
         return bool(self._value)
-
-    def forget(self) -> None:
-        """Drop the value: the next call makes it again (for tests)."""
-        with self._lock:
-            self._value = []
 
 
 def once(make: Callable[[], T]) -> Once[T]:
