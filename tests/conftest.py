@@ -8,18 +8,12 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import httpcore2  # noqa: F401
 import pytest
-import scipy.ndimage  # noqa: F401
 from PIL import Image, ImageDraw
 
-# Why scipy.ndimage is imported here: the OCR grader imports it on first use, often inside an in-process
-# pytester run, which removes the modules it imported when it ends; numpy's compiled modules cannot be loaded
-# twice in one process, so the next run importing it would fail. Imported here, it stays for the session.
-# Why httpcore2 is imported here: httpx2 maps httpcore2's exceptions with a table it builds on the first request.
-# The SDK client (and with it httpcore2) is now made on first use, often inside an in-process pytester run,
-# which removes the modules it imported when it ends; the table would then hold classes of a discarded
-# httpcore2 and timeouts would escape unmapped. Importing it here keeps one httpcore2 for the whole session.
+from tests.library_preload import preload_libraries
+
+preload_libraries()
 
 # Every plugin test runs once in-process without xdist and once with two workers.
 XDIST_MODES = {"n0": [], "n2": ["-n", "2"]}

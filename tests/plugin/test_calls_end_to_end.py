@@ -298,9 +298,8 @@ def test_calls_overlap_up_to_the_limit_and_never_beyond(
     server.latency = latency
     run(pytester, server, f"--eval-concurrency={limit}", *xdist_args).assert_outcomes(passed=8)
     assert len(server.requests) == 16
-    span = max(r.answered or 0.0 for r in server.requests) - min(r.received for r in server.requests)
-    sequential = len(server.requests) * latency
-    assert span < 0.6 * sequential, (span, sequential)
+    # Overlap is counted, not timed: a loaded CI machine stretches wall time, never the count of calls the
+    # server held at once.
     assert 2 <= server.max_in_flight <= limit, server.max_in_flight
     # The server's own count agrees with the times it recorded.
     events = sorted([(r.received, 1) for r in server.requests] + [(r.answered or 0.0, -1) for r in server.requests])

@@ -97,8 +97,10 @@ def test_ctrl_c_stops_new_calls_and_counts_the_calls_made(tmp_path: Path, server
     assert calls["every_process_counted"] is True
     assert calls["made"] == run["served"], (calls, run["served"])
     assert calls["in_reported_cases"] == document["usage"].get("total", {}).get("calls", 0)
-    # In-flight requests take LATENCY to return; then the workers go down. A loaded 2-core machine gets slack.
-    assert run["took"] < 15, f"the run exited {run['took']:.1f} s after the Ctrl-C"
+    # In-flight requests take LATENCY to return; then the workers go down. What stops is proven above (no late
+    # request, the rest listed as not run); this bound only catches a run that hangs after the Ctrl-C, so it
+    # leaves a loaded 2-core machine, where a worker takes seconds to start or stop, plenty of room.
+    assert run["took"] < 60, f"the run exited {run['took']:.1f} s after the Ctrl-C"
     assert all(case["status"] == "passed" for case in document["cases"])  # a case cut short is not run, not an error
 
 

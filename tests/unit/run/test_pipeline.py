@@ -55,13 +55,20 @@ class SleepyModel:
         self.crash = set(crash)
         self.calls = counter if counter is not None else collections.Counter()
         self.mine: collections.Counter[str] = collections.Counter()
+        self.in_flight = self.most_in_flight = 0
         self._lock = threading.Lock()
 
     def generate(self, case: CaseSpec, params: Mapping[str, Any]) -> ModelOutput:
         with self._lock:
             self.calls[case.id] += 1
             self.mine[case.id] += 1
-        time.sleep(self.delay)
+            self.in_flight += 1
+            self.most_in_flight = max(self.most_in_flight, self.in_flight)
+        try:
+            time.sleep(self.delay)
+        finally:
+            with self._lock:
+                self.in_flight -= 1
         if case.id in self.fail:
             raise ModelError(f"no image for {case.id}")
         if case.id in self.crash:
@@ -163,13 +170,12 @@ def test_without_concurrency_a_case_is_evaluated_when_asked(
 
 def test_cases_overlap_with_concurrency(tmp_path: Path, png: bytes, cases: list[tuple[str, CaseSpec]]) -> None:
     model = SleepyModel(png)
-    started = time.perf_counter()
     pipeline = CasePipeline(environment(model, tmp_path), cases, 4)
     outcomes = {nodeid: pipeline.outcome_for(nodeid, case) for nodeid, case in cases}
-    elapsed = time.perf_counter() - started
     pipeline.close()
-    sequential = len(cases) * DELAY
-    assert elapsed < 0.6 * sequential, f"{elapsed:.2f}s for work that takes {sequential:.2f}s one at a time"
+    # Overlap is counted, not timed, so a loaded machine cannot fail it. The pool keeps spare threads beyond the
+    # limit (the limit binds API calls, in the call layer), and the asking thread may run a case itself.
+    assert 2 <= model.most_in_flight <= threads_for(4) + 1, model.most_in_flight
     for nodeid, case in cases:
         check_outcome(outcomes[nodeid], case, tmp_path, png)
     assert model.calls == {case.id: 1 for _, case in cases}
