@@ -246,14 +246,19 @@ def _placements(original: np.ndarray, copy: np.ndarray) -> list[tuple[float, _Wi
     return found
 
 
-def _sample(picture: np.ndarray, window: _Window, scale: int = 1) -> np.ndarray:
-    """The window (SIDE units) of ``picture`` (``scale`` pixels a unit) sampled at SIDE x SIDE (bilinear, edges clamped)."""
+def _sample(picture: np.ndarray, window: _Window, scale: int = 1, step: int = 1) -> np.ndarray:
+    """The window (SIDE units) of ``picture`` (``scale`` pixels a unit) sampled at SIDE x SIDE (bilinear, edges clamped).
+
+    ``step``: only every step-th row and column of those SIDE x SIDE points, the same values as
+    ``[::step, ::step]`` of the whole sample (each point is interpolated on its own), for a step of the cost.
+    """
     from scipy import ndimage
 
     top, left, bottom, right = window.edges
-    centres = (np.arange(SIDE) + 0.5) / SIDE
-    rows = np.broadcast_to((scale * (top + centres * (bottom - top)) - 0.5)[:, None], (SIDE, SIDE))
-    cols = np.broadcast_to((scale * (left + centres * (right - left)) - 0.5)[None, :], (SIDE, SIDE))
+    centres = ((np.arange(SIDE) + 0.5) / SIDE)[::step]
+    shape = (len(centres), len(centres))
+    rows = np.broadcast_to((scale * (top + centres * (bottom - top)) - 0.5)[:, None], shape)
+    cols = np.broadcast_to((scale * (left + centres * (right - left)) - 0.5)[None, :], shape)
     return np.stack(
         [ndimage.map_coordinates(picture[..., c], [rows, cols], order=1, mode="nearest") for c in range(picture.shape[2])],
         axis=2,
@@ -269,7 +274,7 @@ def _refine(original: np.ndarray, copy: np.ndarray, window: _Window) -> _Window:
     small = original[..., channels]
 
     def residuals(edges: np.ndarray) -> np.ndarray:
-        seen = _sample(small, _Window(tuple(edges)))[::2, ::2].reshape(-1, 2)
+        seen = _sample(small, _Window(tuple(edges)), step=2).reshape(-1, 2)  # least squares calls this 10-40 times
         out = []
         for c in range(2):
             design = np.stack([seen[:, c], np.ones(len(seen))], axis=1)

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from PIL import Image, ImageOps
 
-from pytest_visioneval.graders.same_picture import best_match, explained_share, thumbnail
+from pytest_visioneval.graders.same_picture import SIDE, _sample, _Window, best_match, explained_share, thumbnail
 
 REFS = Path(__file__).resolve().parents[3] / "cases" / "productwebgen" / "refs"
 MUG = Image.open(REFS / "harbor-mug" / "mug.png").convert("RGB")
@@ -93,3 +93,16 @@ def test_explained_share_of_a_flat_copy() -> None:
     flat = np.zeros((8, 8, 7))
     assert explained_share(flat, flat) == 1.0
     assert explained_share(flat, flat + np.eye(8)[..., None]) == 0.0
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_a_strided_sample_is_the_whole_sample_strided(seed: int) -> None:
+    # The refinement samples every second point only; it must see exactly the values the whole sample has there.
+    rng = np.random.default_rng(seed)
+    picture = rng.random((2 * SIDE, 2 * SIDE, 3)).astype(np.float32)
+    top, left = rng.uniform(0, SIDE / 2, 2)
+    window = _Window((top, left, top + rng.uniform(SIDE / 3, SIDE / 2), left + rng.uniform(SIDE / 3, SIDE / 2)))
+    for scale in (1, 2):
+        whole = _sample(picture, window, scale=scale)
+        assert whole.shape == (SIDE, SIDE, 3)
+        assert np.array_equal(_sample(picture, window, scale=scale, step=2), whole[::2, ::2])
