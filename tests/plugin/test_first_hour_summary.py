@@ -178,8 +178,8 @@ def test_with_summary_none_the_card_lists_the_thresholds_whole(
 
 @pytest.mark.slow
 def test_the_shipped_examples_read_whole_at_80_columns(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
-    # Only the narrowest width: the shipped suites take a minute and a half to run on two cores, and the same
-    # summary at 200 columns is read whole in test_the_summary_of_a_failing_run_reads_whole_at_the_width.
+    # Only the narrowest width: the shipped suites take a minute and more to run on two cores. A summary at 200
+    # columns is read whole, on a smaller suite, in test_the_summary_of_a_failing_run_reads_whole_at_the_width.
     width = 80
     shutil.copytree(SHIPPED, pytester.path / "cases")
     monkeypatch.setenv("COLUMNS", str(width))
