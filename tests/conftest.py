@@ -13,8 +13,6 @@ from PIL import Image, ImageDraw
 
 from tests.library_preload import preload_libraries
 
-preload_libraries()
-
 # Every plugin test runs once in-process without xdist and once with two workers.
 XDIST_MODES = {"n0": [], "n2": ["-n", "2"]}
 
@@ -28,6 +26,9 @@ def xdist_args(request: pytest.FixtureRequest) -> list[str]:
 def _quiet_inner_runs(request: pytest.FixtureRequest) -> None:
     """Inner pytester runs ignore the assertion-rewrite warning about the already-imported plugin."""
     if "pytester" in request.fixturenames:
+        # Before pytester snapshots sys.modules (why: tests/library_preload.py); a process whose tests run
+        # no inner pytest never pays for the import.
+        preload_libraries()
         pytester = request.getfixturevalue("pytester")
         pytester.makeini("[pytest]\nfilterwarnings =\n    ignore::pytest.PytestAssertRewriteWarning\n")
 

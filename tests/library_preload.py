@@ -20,6 +20,7 @@ each inner run, as a user's process would import them.
 
 from __future__ import annotations
 
+import functools
 import importlib
 
 LIBRARIES = (
@@ -51,8 +52,9 @@ LIBRARIES = (
 )
 
 
+@functools.cache
 def preload_libraries() -> None:
-    """Import each of :data:`LIBRARIES` (``module`` or ``module:attribute``, for a module that loads lazily)."""
+    """Import each of :data:`LIBRARIES` (``module`` or ``module:attribute``, for a module that loads lazily), once."""
     for entry in LIBRARIES:
         module, _, attribute = entry.partition(":")
         loaded = importlib.import_module(module)
