@@ -36,6 +36,15 @@ adds the plugin found in DIR (another commit's ``pytest_visioneval``) to the
 same turns, for a before/after on one machine at one time. A quick run:
 ``--cases 300 --concurrency 64 --repeats 1``.
 
+The harness floor: pytest alone (``--no-harness`` skips it) runs as many trivial
+Python tests as there are cases (one parametrized test that asserts a number),
+with the same ``-n``, the other installed plugins (this one is not loaded) and the
+same probe, in the same turns. It makes no call: its CPU per case and its wall time
+are what any pytest run of that many tests pays, whatever the plugin does. The script
+prints ours minus the bare client minus that floor, per case (what is left is our
+own), and the floor's wall over our cold wall (the least a warm run could take,
+against its goal of 0.1).
+
 The server's image for each case is the same square in a colour of its own
 (every output differs, as in a real run, so nothing made once per image is
 shared between cases); ``--same-image`` answers every case with one image.
@@ -90,6 +99,16 @@ def pytest_sessionstart(session):
 
 def pytest_unconfigure(config):
     _visioneval_bench_record()
+"""
+
+
+# The harness floor's test file: as many trivial tests as the suite has cases, and nothing else.
+HARNESS_TESTS = """
+import pytest
+
+@pytest.mark.parametrize("number", range({cases}))
+def test_trivial(number):
+    assert number >= 0
 """
 
 
@@ -243,6 +262,24 @@ def run_bare(root: Path, server: FakeOpenAIServer, concurrency: int, traffic: Pa
     return Run(wall, len(server.requests), nan, nan, nan, nan, nan, cpu, switches, peak)
 
 
+def run_harness(root: Path, workers: int) -> Run:
+    """pytest alone: the trivial tests of ``harness/`` (see ``HARNESS_TESTS``) with ``-n workers``; wall, CPU and parts."""
+    marks = root / "session-start.txt"
+    marks.unlink(missing_ok=True)
+    path = os.pathsep.join(p for p in (str(root), os.environ.get("PYTHONPATH", "")) if p)
+    env = {**os.environ, PROBE_ENV: str(marks), "PYTHONPATH": path}
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    command = [sys.executable, "-m", "pytest", "harness", "-q", "-p", "no:cacheprovider", "-p", "no:visioneval",
+               "-p", "bench_probe", f"--basetemp={root / 'basetemp'}"]  # fmt: skip
+    if workers:
+        command += ["-n", str(workers)]
+    done, wall, cpu, switches, peak, parts = timed(command, root, env)
+    if done.returncode != 0:
+        raise SystemExit(f"pytest alone failed (exit {done.returncode}):\n{done.stdout[-3000:]}\n{done.stderr[-2000:]}")
+    nan = float("nan")
+    return Run(wall, 0, nan, nan, nan, nan, nan, cpu, switches, peak, parts)
+
+
 def _spread(values: list[float], fmt: str = "{:.2f}") -> str:
     return f"{fmt.format(statistics.median(values))} ({fmt.format(min(values))}-{fmt.format(max(values))})"
 
@@ -261,6 +298,40 @@ def cpu_by_part(runs: Sequence[Mapping[str, float]]) -> str | None:
     )
 
 
+def warm_against_floor(cold: Sequence[Run], warm: Sequence[Run], floor: Sequence[Run]) -> str:
+    """pytest alone's wall over our cold wall (the least a warm run could take) and our warm wall over pytest alone's."""
+    least = [f.wall / c.wall for f, c in zip(floor, cold, strict=True)]
+    above = [w.wall / f.wall for w, f in zip(warm, floor, strict=True)]
+    return (
+        f"pytest alone / cold {_spread(least, '{:.3f}')} (the least a warm run could take), warm / pytest alone {_spread(above)}"
+    )
+
+
+def our_own_cpu(ours: Sequence[Run], bare: Sequence[Run], floor: Sequence[Run], cases: int) -> str:
+    """What is left of our CPU once the calls (the bare client) and pytest's work for as many tests are taken away.
+
+    Taken within each turn; per case (two calls) and as a share of our CPU.
+    """
+    left = [r.cpu - b.cpu - f.cpu for r, b, f in zip(ours, bare, floor, strict=True)]
+    per_case = [1000 * seconds / cases for seconds in left]
+    share = [seconds / r.cpu for seconds, r in zip(left, ours, strict=True)]
+    return f"ours - bare client - pytest alone: {_spread(per_case)} ms per case, {_spread(share)} of our CPU"
+
+
+def harness_line(workers: int, floor: Sequence[Run], bare: Sequence[Run], cases: int) -> str:
+    """pytest alone with ``-n workers``: its CPU per test and wall, and with the bare client's CPU, over the bare client's."""
+    line = (
+        f"pytest alone -n {workers} ({cases} trivial tests): CPU {_spread([1000 * f.cpu / cases for f in floor])} ms per test; "
+        f"wall {_spread([f.wall for f in floor])} s"
+    )
+    if bare:
+        least = [(f.cpu + b.cpu) / b.cpu for f, b in zip(floor, bare, strict=True)]
+        line += f"; with the bare client's CPU: {_spread(least)} x the bare client's (the least ours/bare could be)"
+    if (split := cpu_by_part([f.parts for f in floor])) is not None:
+        line += f"; {split}"
+    return line
+
+
 def _ms_per_call(r: Run) -> float:
     return 1000 * r.cpu / r.calls if r.calls else float("nan")
 
@@ -273,6 +344,7 @@ def main() -> int:
     parser.add_argument("--workers", default="0,2", help="xdist worker counts to try (0: no xdist)")
     parser.add_argument("--repeats", type=int, default=3, help="turns of every variant (median reported)")
     parser.add_argument("--no-bare", action="store_true", help="skip the bare client (the floor)")
+    parser.add_argument("--no-harness", action="store_true", help="skip pytest alone (the harness floor)")
     parser.add_argument("--same-image", action="store_true", help="the server answers every case with one image")
     parser.add_argument("--size", default="64x64", help="the size the cases ask for (WxH; the server's images have it)")
     parser.add_argument(
@@ -290,7 +362,9 @@ def main() -> int:
     # (label, -n, PYTHONPATH of the plugin: None is this checkout, or an outer PYTHONPATH)
     variants = [(f"ours -n {w}", w, None) for w in worker_counts]
     variants += [(f"{folder} -n {w}", w, folder) for folder in args.compare for w in worker_counts]
+    workers_of = {label: w for label, w, _ in variants}
     turns = [f"{label} (cold, then warm)" for label, _, _ in variants] + ([] if args.no_bare else ["bare client"])
+    turns += [] if args.no_harness else [f"pytest alone -n {w}" for w in worker_counts]
     print(f"measuring the plugin at {Path(pytest_visioneval.__file__).parent}, openai {openai.__version__}, "
           f"Python {sys.version.split()[0]}, {os.cpu_count()} CPUs; turns per repeat: {', '.join(turns)}")  # fmt: skip
     print(f"{args.cases} cases x (1 generation + 1 judge call) = {calls} calls, latency {args.latency}s, "
@@ -303,6 +377,8 @@ def main() -> int:
         root = Path(tmp)
         prompts = make_suite(root, args.cases, size=args.size)
         (root / "bench_probe.py").write_text(PROBE)
+        (root / "harness").mkdir()
+        (root / "harness" / "test_harness_floor.py").write_text(HARNESS_TESTS.format(cases=args.cases))
         traffic = root / "traffic.json"
         warm_up = root / "cache-warm-up"
         run(root, server, 0, args.concurrency, warm_up)  # untimed: writes the bytecode caches
@@ -312,9 +388,12 @@ def main() -> int:
             run(root, server, 0, args.concurrency, root / "cache-warm-up-other", folder)  # its bytecode too
         if not args.no_bare:
             run_bare(root, server, args.concurrency, traffic)  # untimed too
+        if not args.no_harness:
+            run_harness(root, 0)  # untimed: the test file's bytecode
         cold: dict[str, list[Run]] = {label: [] for label, _, _ in variants}
         warm: dict[str, list[Run]] = {label: [] for label, _, _ in variants}
         bare: list[Run] = []
+        harness: dict[int, list[Run]] = {w: [] for w in worker_counts}
         for index in range(args.repeats):
             for number, (label, workers, plugin) in enumerate(variants):
                 cache = root / f"cache-{number}-{index}"
@@ -322,6 +401,9 @@ def main() -> int:
                 warm[label].append(run(root, server, workers, args.concurrency, cache, plugin))
             if not args.no_bare:
                 bare.append(run_bare(root, server, args.concurrency, traffic))
+            if not args.no_harness:
+                for w in worker_counts:
+                    harness[w].append(run_harness(root, w))
         for label, _, _ in variants:
             runs = cold[label]
             print(
@@ -334,11 +416,15 @@ def main() -> int:
                 f"CPU {_spread([r.cpu for r in runs], '{:.1f}')} s; calls {[r.calls for r in runs]}"
             )
             again = warm[label]
-            print(
+            line = (
                 f"{label} warm: wall/cold {_spread([w.wall / c.wall for w, c in zip(again, runs, strict=True)], '{:.3f}')} "
                 f"(goal <= 0.1); wall {_spread([w.wall for w in again])} s; "
                 f"CPU {_spread([w.cpu for w in again], '{:.1f}')} s; calls {[w.calls for w in again]} (goal 0)"
             )
+            floor = harness.get(workers_of[label], [])
+            if floor:
+                line += "; " + warm_against_floor(runs, again, floor)
+            print(line)
         print("per call, cold runs:")
         for label, _, _ in variants:
             runs = cold[label]
@@ -355,6 +441,9 @@ def main() -> int:
             print(line)
             if (split := cpu_by_part([r.parts for r in runs])) is not None:
                 print(f"    {split}")
+            floor = harness.get(workers_of[label], [])
+            if bare and floor:
+                print(f"    {our_own_cpu(runs, bare, floor, args.cases)}")
         if bare:
             print(
                 f"  bare client: CPU {_spread([_ms_per_call(b) for b in bare], '{:.1f}')} ms per call; "
@@ -362,6 +451,9 @@ def main() -> int:
                 f"context switches {_spread([float(b.switches) for b in bare], '{:.0f}')}; "
                 f"peak RSS {_spread([b.peak for b in bare], '{:.0f}')} MiB; calls {[b.calls for b in bare]}"
             )
+        for w, floor in harness.items():
+            if floor:
+                print(f"  {harness_line(w, floor, bare, args.cases)}")
     return 0
 
 
