@@ -43,7 +43,9 @@ same probe, in the same turns. It makes no call: its CPU per case and its wall t
 are what any pytest run of that many tests pays, whatever the plugin does. The script
 prints ours minus the bare client minus that floor, per case (what is left is our
 own), and the floor's wall over our cold wall (the least a warm run could take,
-against its goal of 0.1).
+against its goal of 0.1). Both floors start an interpreter, so that start (a few
+hundredths of a second) is taken away twice; with a few dozen cases the difference
+is within the turns' noise and can come out below zero.
 
 The server's image for each case is the same square in a colour of its own
 (every output differs, as in a real run, so nothing made once per image is
@@ -166,20 +168,19 @@ class Run:
     parts: Mapping[str, float] = field(default_factory=dict)  # CPU seconds by process: "main" (-n 0, or the controller), "gw0"...
 
 
-def run(root: Path, server: FakeOpenAIServer, workers: int, concurrency: int, cache: Path, plugin: str | None = None) -> Run:
-    server.reset()
-    marks = root / "session-start.txt"
-    marks.unlink(missing_ok=True)
+def run_pytest(
+    root: Path, arguments: list[str], workers: int, plugin: str | None = None, extra_env: Mapping[str, str] | None = None
+) -> tuple[float, float, int, float, dict[str, float]]:
+    """``pytest ARGUMENTS`` in ``root`` with the probe and ``-n workers``; wall, CPU, switches, peak MiB and CPU by part.
+
+    The session's start is noted in ``root/session-start.txt`` (see ``PROBE``). A run that fails stops the benchmark.
+    """
+    (root / "session-start.txt").unlink(missing_ok=True)
     # ``plugin``, else an outer PYTHONPATH, is kept after the probe's folder: PYTHONPATH=<another checkout> measures that code.
     path = os.pathsep.join(p for p in (str(root), plugin or os.environ.get("PYTHONPATH", "")) if p)
-    env = {**os.environ, "OPENAI_API_KEY": "bench-key", PROBE_ENV: str(marks), "PYTHONPATH": path}
+    env = {**os.environ, **(extra_env or {}), PROBE_ENV: str(root / "session-start.txt"), "PYTHONPATH": path}
     env.pop("PYTHONDONTWRITEBYTECODE", None)
-    command = [
-        sys.executable, "-m", "pytest", "cases", "-q", "-p", "no:cacheprovider", "-p", "bench_probe",
-        "--model=openai:bench-image", f"--model-base-url={server.base_url}",
-        "--judge=openai:bench-judge", f"--judge-base-url={server.base_url}",
-        f"--eval-concurrency={concurrency}", f"--eval-cache-dir={cache}", "--eval-cache=on",
-    ]  # fmt: skip
+    command = [sys.executable, "-m", "pytest", *arguments, "-q", "-p", "no:cacheprovider", "-p", "bench_probe"]
     if workers:
         command += ["-n", str(workers)]
     # A temporary folder of its own: an xdist controller asks pytest for one (each worker gets a folder in
@@ -189,7 +190,22 @@ def run(root: Path, server: FakeOpenAIServer, workers: int, concurrency: int, ca
     command.append(f"--basetemp={root / 'basetemp'}")
     done, wall, cpu, switches, peak, parts = timed(command, root, env)
     if done.returncode != 0:
-        raise SystemExit(f"the run failed (exit {done.returncode}):\n{done.stdout[-3000:]}\n{done.stderr[-2000:]}")
+        raise SystemExit(
+            f"pytest {' '.join(arguments)} failed (exit {done.returncode}):\n{done.stdout[-3000:]}\n{done.stderr[-2000:]}"
+        )
+    return wall, cpu, switches, peak, parts
+
+
+def run(root: Path, server: FakeOpenAIServer, workers: int, concurrency: int, cache: Path, plugin: str | None = None) -> Run:
+    server.reset()
+    arguments = [
+        "cases",
+        "--model=openai:bench-image", f"--model-base-url={server.base_url}",
+        "--judge=openai:bench-judge", f"--judge-base-url={server.base_url}",
+        f"--eval-concurrency={concurrency}", f"--eval-cache-dir={cache}", "--eval-cache=on",
+    ]  # fmt: skip
+    wall, cpu, switches, peak, parts = run_pytest(root, arguments, workers, plugin, {"OPENAI_API_KEY": "bench-key"})
+    marks = root / "session-start.txt"
     ended = time.monotonic()
     started = ended - wall
     session = min(float(line) for line in marks.read_text().split())
@@ -264,18 +280,7 @@ def run_bare(root: Path, server: FakeOpenAIServer, concurrency: int, traffic: Pa
 
 def run_harness(root: Path, workers: int) -> Run:
     """pytest alone: the trivial tests of ``harness/`` (see ``HARNESS_TESTS``) with ``-n workers``; wall, CPU and parts."""
-    marks = root / "session-start.txt"
-    marks.unlink(missing_ok=True)
-    path = os.pathsep.join(p for p in (str(root), os.environ.get("PYTHONPATH", "")) if p)
-    env = {**os.environ, PROBE_ENV: str(marks), "PYTHONPATH": path}
-    env.pop("PYTHONDONTWRITEBYTECODE", None)
-    command = [sys.executable, "-m", "pytest", "harness", "-q", "-p", "no:cacheprovider", "-p", "no:visioneval",
-               "-p", "bench_probe", f"--basetemp={root / 'basetemp'}"]  # fmt: skip
-    if workers:
-        command += ["-n", str(workers)]
-    done, wall, cpu, switches, peak, parts = timed(command, root, env)
-    if done.returncode != 0:
-        raise SystemExit(f"pytest alone failed (exit {done.returncode}):\n{done.stdout[-3000:]}\n{done.stderr[-2000:]}")
+    wall, cpu, switches, peak, parts = run_pytest(root, ["harness", "-p", "no:visioneval"], workers)
     nan = float("nan")
     return Run(wall, 0, nan, nan, nan, nan, nan, cpu, switches, peak, parts)
 
@@ -362,7 +367,6 @@ def main() -> int:
     # (label, -n, PYTHONPATH of the plugin: None is this checkout, or an outer PYTHONPATH)
     variants = [(f"ours -n {w}", w, None) for w in worker_counts]
     variants += [(f"{folder} -n {w}", w, folder) for folder in args.compare for w in worker_counts]
-    workers_of = {label: w for label, w, _ in variants}
     turns = [f"{label} (cold, then warm)" for label, _, _ in variants] + ([] if args.no_bare else ["bare client"])
     turns += [] if args.no_harness else [f"pytest alone -n {w}" for w in worker_counts]
     print(f"measuring the plugin at {Path(pytest_visioneval.__file__).parent}, openai {openai.__version__}, "
@@ -393,7 +397,7 @@ def main() -> int:
         cold: dict[str, list[Run]] = {label: [] for label, _, _ in variants}
         warm: dict[str, list[Run]] = {label: [] for label, _, _ in variants}
         bare: list[Run] = []
-        harness: dict[int, list[Run]] = {w: [] for w in worker_counts}
+        harness: dict[int, list[Run]] = {w: [] for w in worker_counts}  # pytest alone's turns, by -n
         for index in range(args.repeats):
             for number, (label, workers, plugin) in enumerate(variants):
                 cache = root / f"cache-{number}-{index}"
@@ -404,6 +408,7 @@ def main() -> int:
             if not args.no_harness:
                 for w in worker_counts:
                     harness[w].append(run_harness(root, w))
+        floors = {label: harness[workers] for label, workers, _ in variants}  # pytest alone with the variant's -n
         for label, _, _ in variants:
             runs = cold[label]
             print(
@@ -421,7 +426,7 @@ def main() -> int:
                 f"(goal <= 0.1); wall {_spread([w.wall for w in again])} s; "
                 f"CPU {_spread([w.cpu for w in again], '{:.1f}')} s; calls {[w.calls for w in again]} (goal 0)"
             )
-            floor = harness.get(workers_of[label], [])
+            floor = floors[label]
             if floor:
                 line += "; " + warm_against_floor(runs, again, floor)
             print(line)
@@ -441,7 +446,7 @@ def main() -> int:
             print(line)
             if (split := cpu_by_part([r.parts for r in runs])) is not None:
                 print(f"    {split}")
-            floor = harness.get(workers_of[label], [])
+            floor = floors[label]
             if bare and floor:
                 print(f"    {our_own_cpu(runs, bare, floor, args.cases)}")
         if bare:

@@ -5,11 +5,13 @@ from __future__ import annotations
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 from tests.unit.test_bench_process_records import _throughput
 
 
-def _run(wall: float, cpu: float, parts: dict[str, float] | None = None):  # type: ignore[no-untyped-def]
+def _run(wall: float, cpu: float, parts: dict[str, float] | None = None) -> Any:
+    """A turn of the benchmark's ``Run`` with only what these figures read: wall, CPU and CPU by process."""
     nan = float("nan")
     return _throughput().Run(wall, 0, nan, nan, nan, nan, nan, cpu, parts=parts or {})
 
