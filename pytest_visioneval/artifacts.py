@@ -90,7 +90,7 @@ class Artifact:
         pytest's thread hands each case its evaluation; reading every output back there, for a test that
         seldom opens it, cost that thread a file open, stat, read and close per case, and after each of
         those it waits behind the case threads for the interpreter lock: with 64 cases in flight pytest's
-        loop already falls behind the calls (docs/calls.md, tenth sitting).
+        loop already falls behind the calls (docs/throughput-log.md, tenth sitting).
         """
         artifact = object.__new__(cls)
         object.__setattr__(artifact, "name", name)

@@ -12,7 +12,7 @@ endpoint): a request never shares a pool with another request in flight. One
 pool for all the slots looks through every connection it holds to place each
 request and to drop expired ones, so at 128 slots every request walked 128
 connections: a third of the client's CPU in a profile at that limit
-(docs/calls.md, sixth sitting).
+(docs/throughput-log.md, sixth sitting).
 """
 
 from __future__ import annotations

@@ -6,7 +6,7 @@ Python: the SDK builds the request and reads the reply, graders decode and measu
 the run folder are written. With dozens of such threads runnable at once, every blocking system
 call one of them makes hands the interpreter lock to another and back, and a run at c=64 spent a
 fifth of its CPU switching threads (73 voluntary context switches per API call against the bare
-client's 0.4; docs/calls.md, fifteenth sitting).
+client's 0.4; docs/throughput-log.md, fifteenth sitting).
 
 So a case thread holds *the turn*, one lock per process, while it does its own work, and lets it go
 around each wait (:func:`turn_released`, at the points of :mod:`waiting`, the HTTP transport, the
@@ -22,7 +22,7 @@ another case thread, costs at most that much time, never a deadlock. What counts
 holder has held it, not how long a waiter has waited: with large images each case holds the turn
 for tens of milliseconds, and a queue of 60 threads waited past half a second while every holder
 moved on; a limit on the wait let most of them go on at once (50 decoded 1024 px images at the
-same time, 472 MiB; docs/calls.md, sixteenth sitting). Threads that never take the turn (the
+same time, 472 MiB; docs/throughput-log.md, sixteenth sitting). Threads that never take the turn (the
 renderer's, a grader's own, pytest's running a plain Python test) are not held back by it.
 """
 

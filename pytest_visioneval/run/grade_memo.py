@@ -12,7 +12,7 @@ the grade the same code would make now.
 Only grades that took :data:`MEMO_MIN_SECONDS` of CPU or more are stored: a store is one more file per case
 in a cold run and a read in a warm one (about 0.1 ms each), while the ``image`` grader takes 0.5 ms
 for a 64 px output and 10-17 ms for a 1024 px one. A warm run of 300 cases at 1024 px spent most of
-its time grading the same outputs again (docs/calls.md, sixteenth sitting).
+its time grading the same outputs again (docs/throughput-log.md, sixteenth sitting).
 
 Entries live in the call cache's ``grade`` folder and follow its modes (``--eval-cache``): ``read``
 only reads, ``write`` only stores, ``off`` does neither.

@@ -72,7 +72,7 @@ _POLL = 0.01
 # Up to 16 slots each gets a spare; above that the process is short of CPU, not of threads, and more
 # threads only hand the interpreter lock around more often: 1000 cases at c=64 and c=128 took about a
 # tenth less CPU, and mostly less wall time, with 16 spares than with a spare for every slot
-# (docs/calls.md, tenth sitting).
+# (docs/throughput-log.md, tenth sitting).
 SPARE_THREADS = 16
 # Evaluations started ahead per thread: a thread that finishes one starts the next without waiting for a refill.
 AHEAD_PER_THREAD = 1.5
