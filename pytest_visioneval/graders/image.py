@@ -8,6 +8,9 @@ Gates (each only when it applies or is configured):
 * ``count``     - exactly ``options.count`` images.
 * ``format``    - each image's format is one of ``options.formats``.
 * ``size``      - each image is ``options.width`` x ``options.height``.
+* ``jpeg_quality`` - when an image is a JPEG file: it was saved at a quality of at least
+  ``min_jpeg_quality`` (default 10; 0 turns the gate off), as its quantisation tables tell
+  (:mod:`.jpeg_quality`). Below that the 8x8 blocks and the halos around edges are plain at a glance.
 * ``aspect``    - each image's width/height is within ``aspect_tolerance`` of ``options.aspect``.
 * ``not_blank`` - each image shows something: after flattening transparency onto
   white and averaging away per-pixel noise (box filter down to 256 px), at
@@ -54,6 +57,7 @@ from PIL import Image
 from ..artifacts import Artifact
 from ..cases.spec import CaseSpec
 from .base import Gate, Grade, GradeContext
+from .jpeg_quality import estimated_quality
 
 if TYPE_CHECKING:
     import numpy as np
@@ -75,6 +79,10 @@ DEFAULT_MIN_EXTENT_OF_REFERENCE = 0.9
 # Without a reference: the box's longer side, as a share of the canvas. The shipped references span
 # 0.78-1.0 there; half the canvas fails only content shrunk by half or more.
 DEFAULT_MIN_EXTENT = 0.5
+# JPEG files saved below this quality fail ``jpeg_quality``. Copies of the shipped promo flyers show halos around
+# every letter and a shifted background tint at q9 and below (plain at a glance at q2-6); from q10 to q20 the halos
+# are faint. Libraries and services save at 75-95 by default.
+DEFAULT_MIN_JPEG_QUALITY = 10
 # The longest side, in px, the gates work at (between this and twice it after a whole-factor reduction):
 # every shipped image is below twice it, so they are graded at full size; a 7300 x 5470 output and its
 # input are compared at 2434 x 1824, where a changed word of a poster still spans many pixels.
@@ -97,6 +105,7 @@ class ImageGrader:
         "properties": {
             "count": {"type": "integer", "minimum": 1},
             "formats": {"type": "array", "items": {"enum": ["PNG", "JPEG", "WEBP", "GIF"]}, "minItems": 1},
+            "min_jpeg_quality": {"type": "integer", "minimum": 0, "maximum": 100, "default": DEFAULT_MIN_JPEG_QUALITY},
             "width": {"type": "integer", "minimum": 1},
             "height": {"type": "integer", "minimum": 1},
             "aspect": {"type": "number", "exclusiveMinimum": 0},
@@ -153,6 +162,8 @@ class ImageGrader:
         if decoded and "formats" in opts:
             wrong = [f"{pic.name} is {pic.format}" for pic in decoded if pic.format not in opts["formats"]]
             gates.append(Gate("format", not wrong, "; ".join(wrong) or f"all in {', '.join(opts['formats'])}"))
+        if (jpeg := self._jpeg_quality(images)) is not None:
+            gates.append(jpeg)
         if decoded and ("width" in opts or "height" in opts):
             gates.append(self._size(decoded))
         if decoded and "aspect" in opts:
@@ -184,6 +195,17 @@ class ImageGrader:
         if broken:
             return Gate("decodes", False, f"{len(broken)} of {len(images)} image(s) do not decode: " + "; ".join(broken))
         return Gate("decodes", True, f"{len(images)} image(s) decode")
+
+    def _jpeg_quality(self, images: Sequence[Artifact]) -> Gate | None:
+        floor = int(self.options.get("min_jpeg_quality", DEFAULT_MIN_JPEG_QUALITY))
+        qualities = {a.name: q for a in images if (q := estimated_quality(a.data)) is not None}
+        if not floor or not qualities:
+            return None
+        low = [f"{name} was saved at JPEG quality {q}" for name, q in qualities.items() if q < floor]
+        if low:
+            reason = "; ".join(low) + f" (from its quantisation tables), below {floor}: blocks and halos around its edges"
+            return Gate("jpeg_quality", False, reason)
+        return Gate("jpeg_quality", True, f"JPEG quality {min(qualities.values())} or more (>= {floor})")
 
     def _size(self, decoded: list[Picture]) -> Gate:
         want_w, want_h = self.options.get("width"), self.options.get("height")

@@ -1,8 +1,8 @@
-"""Photometric mutants of an output image: a hue rotation, saturation, brightness, contrast, blur, noise.
+"""Photometric mutants of an output image: a hue rotation, saturation, brightness, contrast, blur, noise, compression.
 
 Every change is far beyond what a re-encode or a re-render does (those are
 the legitimate family): a hue turned 30-180 degrees, brightness moved by
-40-90 levels, a blur of several pixels at 512 px.
+40-90 levels, a blur of several pixels at 512 px, a JPEG saved at quality 2-8.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from PIL import Image, ImageEnhance, ImageFilter
 
 from ..graders.colour_difference import delta_e, to_lab
 from . import seen_by
-from .base import Family, MutantClass, NotApplicable, Subject, Variant
+from .base import Family, MutantClass, NotApplicable, Subject, Variant, jpeg
 
 FAMILY = "photometric"
 GREY_BELOW = 0.08  # mean HSV saturation under which a picture has no colour to turn
@@ -34,6 +34,7 @@ def photometric(subject: Subject) -> Family:
         _class("contrast", "contrast", seen_by.TONE, lambda rng: _contrast(subject, image, rng)),
         _class("blur", "sharpness", seen_by.COMPARISON | seen_by.TEXT, lambda rng: _blur(subject, image, rng)),
         _class("noise", "clean surfaces", seen_by.COMPARISON, lambda rng: _noise(subject, image, rng)),
+        _class("compression", "clean edges", seen_by.COMPRESSION, lambda rng: _compression(subject, image, rng)),
     ]
     skipped: list[NotApplicable] = []
     colour = saturation(image)
@@ -117,3 +118,10 @@ def _noise(subject: Subject, image: Image.Image, rng: random.Random) -> Variant:
     noisy = np.asarray(image, dtype=np.float32) + generator.normal(0, sigma, (image.height, image.width, 3))
     changed = Image.fromarray(np.clip(noisy, 0, 255).astype(np.uint8))
     return Variant({"sigma": sigma}, f"Gaussian noise of sigma {sigma}/255 on every pixel", subject.with_image(changed))
+
+
+def _compression(subject: Subject, image: Image.Image, rng: random.Random) -> Variant:
+    quality = rng.randint(2, 8)
+    return Variant(
+        {"quality": quality}, f"the output saved as JPEG q{quality}", subject.with_image(image, ".jpg", jpeg(image, quality))
+    )

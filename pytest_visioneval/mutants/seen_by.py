@@ -22,6 +22,8 @@ PAGE = frozenset({"render_check"})
 PAGE_IMAGES = frozenset({"html", "render_check", "distinct_images"})
 SHOWCASE = frozenset({"distinct_images"})
 ORDER = frozenset({"trajectory"})
+# A JPEG saved at a very low quality: its quantisation tables say so (the image grader's jpeg_quality gate).
+COMPRESSION = frozenset({"image"})
 ANY_GATE = frozenset(
     {
         "image",

@@ -59,7 +59,8 @@ def test_the_issue_file_reports_its_four_problems_in_one_run(pytester: pytest.Py
         "marked_score, render_check, rubric, score, screen_match, similarity, ssim, text, trajectory, viescore, vqascore",
         "cases/bad.eval.yaml:11: field 'cases[0].graders[1].options.widht': unknown option 'widht' (did you mean 'width'?); "
         "allowed: aspect, aspect_tolerance, blank_std, count, differs_from_input, fills_canvas, formats, height, "
-        "match_input, min_changed, min_content, min_extent, min_extent_of_reference, min_named_share, named_colours, width",
+        "match_input, min_changed, min_content, min_extent, min_extent_of_reference, min_jpeg_quality, min_named_share, "
+        "named_colours, width",
     ]
     result.assert_outcomes(passed=1, errors=1)  # the good file still ran; the bad one is one collection error
 

@@ -103,3 +103,18 @@ def test_a_saturation_change_is_always_one_a_person_sees(make_case: Callable[...
 def test_a_boost_that_shows_is_kept(make_case: Callable[..., CaseSpec]) -> None:
     boosts = [draw(make_case, "saturation", seed)[0]["factor"] for seed in range(12)]
     assert any(factor >= 2.2 for factor in boosts)  # on the synthetic pictures a boost is seen
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_compression_saves_a_jpeg_at_a_quality_the_image_grader_fails(make_case: Callable[..., CaseSpec], seed: int) -> None:
+    from pytest_visioneval.graders.image import ImageGrader
+    from pytest_visioneval.graders.jpeg_quality import estimated_quality
+
+    classes, _ = photometric(Subject(make_case(), (png_artifact(synthetic(seed)),)))
+    variant = next(c for c in classes if c.name == "compression").make(random.Random(seed))
+    assert variant is not None
+    (artifact,) = variant.artifacts
+    assert artifact.name.endswith(".jpg") and 2 <= variant.params["quality"] <= 8
+    assert estimated_quality(artifact.data) == variant.params["quality"]
+    gates = {g.name: g for g in ImageGrader({}).grade(make_case(), variant.artifacts).gates}
+    assert not gates["jpeg_quality"].passed
