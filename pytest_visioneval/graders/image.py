@@ -57,7 +57,6 @@ from PIL import Image
 from ..artifacts import Artifact
 from ..cases.spec import CaseSpec
 from .base import Gate, Grade, GradeContext
-from .jpeg_quality import estimated_quality
 
 if TYPE_CHECKING:
     import numpy as np
@@ -197,6 +196,8 @@ class ImageGrader:
         return Gate("decodes", True, f"{len(images)} image(s) decode")
 
     def _jpeg_quality(self, images: Sequence[Artifact]) -> Gate | None:
+        from .jpeg_quality import estimated_quality  # here, not at import: collection loads this module (see above)
+
         floor = int(self.options.get("min_jpeg_quality", DEFAULT_MIN_JPEG_QUALITY))
         qualities = {a.name: q for a in images if (q := estimated_quality(a.data)) is not None}
         if not floor or not qualities:
