@@ -204,7 +204,7 @@ class ImageGrader:
             return None
         low = [f"{name} was saved at JPEG quality {q}" for name, q in qualities.items() if q < floor]
         if low:
-            reason = "; ".join(low) + f" (from its quantisation tables), below {floor}: blocks and halos around its edges"
+            reason = "; ".join(low) + f" (read from the quantisation tables), below {floor}: blocks and halos around the edges"
             return Gate("jpeg_quality", False, reason)
         return Gate("jpeg_quality", True, f"JPEG quality {min(qualities.values())} or more (>= {floor})")
 

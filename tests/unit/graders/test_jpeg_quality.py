@@ -67,7 +67,7 @@ def gates(case: CaseSpec, *artifacts: Artifact, **options: object) -> dict[str, 
 def test_a_heavily_compressed_jpeg_fails_with_its_quality(make_case: Callable[..., CaseSpec], flyer: Image.Image) -> None:
     passed, reason = gates(make_case(), Artifact("output-0.jpg", saved(flyer, quality=4)))["jpeg_quality"]
     assert not passed
-    assert reason.startswith("output-0.jpg was saved at JPEG quality 4 (from its quantisation tables), below 10")
+    assert reason.startswith("output-0.jpg was saved at JPEG quality 4 (read from the quantisation tables), below 10")
 
 
 def test_jpegs_at_usual_qualities_pass_and_a_png_has_no_such_gate(make_case: Callable[..., CaseSpec], flyer: Image.Image) -> None:
